@@ -1,0 +1,55 @@
+"""The categorical combinations that receive a value proposal.
+
+Up to ``max_enumerated`` combinations, all of them (the paper's Algorithm 1). Beyond, a set that
+keeps the cost bounded: a uniform sample of combinations, the combinations of the best observed
+trials, and every combination one categorical change away from those (Hamming neighbours).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# How many of the best observed trials seed the neighbourhood search in a huge space.
+N_SEED_TRIALS = 5
+
+
+def enumerate_combinations(n_levels: np.ndarray) -> np.ndarray:
+    """All combinations (C x k int32) in lexicographic order; one empty row when k = 0."""
+    if len(n_levels) == 0:
+        return np.zeros((1, 0), dtype=np.int32)
+    grids = np.indices(tuple(int(n) for n in n_levels)).reshape(len(n_levels), -1).T
+    return np.ascontiguousarray(grids, dtype=np.int32)
+
+
+def hamming_neighbours(combination: np.ndarray, n_levels: np.ndarray) -> np.ndarray:
+    """Every combination that differs from ``combination`` in exactly one variable."""
+    rows = []
+    for v, levels in enumerate(n_levels):
+        for a in range(int(levels)):
+            if a != combination[v]:
+                row = combination.copy()
+                row[v] = a
+                rows.append(row)
+    return np.array(rows, dtype=np.int32).reshape(-1, len(n_levels))
+
+
+def candidate_combinations(
+    n_levels: np.ndarray,
+    max_enumerated: int,
+    rng: np.random.Generator,
+    best_observed: np.ndarray,
+) -> np.ndarray:
+    """The combinations to propose for (see the module docstring).
+
+    ``best_observed`` holds the codes of observed trials, best first.
+    """
+    n_total = float(np.prod(n_levels, dtype=np.float64)) if len(n_levels) else 1.0
+    if n_total <= max_enumerated:
+        return enumerate_combinations(n_levels)
+    sampled = np.column_stack([rng.integers(0, int(n), size=max_enumerated) for n in n_levels])
+    seeds = np.asarray(best_observed[:N_SEED_TRIALS], dtype=np.int32).reshape(-1, len(n_levels))
+    parts = [seeds, *(hamming_neighbours(s, n_levels) for s in seeds), sampled.astype(np.int32)]
+    combined = np.concatenate(parts, axis=0)
+    # Unique rows, keeping first occurrences in order so that results do not depend on hashing.
+    _, first = np.unique(combined, axis=0, return_index=True)
+    return np.ascontiguousarray(combined[np.sort(first)], dtype=np.int32)

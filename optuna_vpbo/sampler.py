@@ -1,0 +1,339 @@
+"""VPBOSampler: Bayesian Optimisation using Value Proposals (Zuo et al.) as an Optuna sampler."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import optuna
+from optuna.distributions import BaseDistribution
+from optuna.samplers import BaseSampler, RandomSampler
+from optuna.samplers._base import _INDEPENDENT_SAMPLING_WARNING_TEMPLATE
+from optuna.study import Study
+from optuna.trial import FrozenTrial, TrialState
+
+from optuna_vpbo._combinations import candidate_combinations
+from optuna_vpbo._fit import GPHyperparameters, fit_hyperparameters
+from optuna_vpbo._init_design import max_value_samples, mes_numeric_point, random_combination
+from optuna_vpbo._proposals import propose, sobol_candidates
+from optuna_vpbo._targets import standardized_targets
+from optuna_vpbo.search_space import MixedSpaceEncoder
+
+_logger = logging.getLogger(__name__)
+
+# Running trials publish their suggestion here so that other workers treat them as pending.
+_RELATIVE_PARAMS_KEY = "vpbo:relative_params"
+# Optuna's RDB storage keeps system attributes under 2046 characters.
+_SYSTEM_ATTR_MAX_LENGTH = 2045
+# How many of the best value proposals a Proposal keeps for diagnostics.
+_N_RANKING = 5
+
+
+@dataclasses.dataclass(frozen=True)
+class VPBOSettings:
+    """Every setting of the algorithm; see ``VPBOSampler`` for their meaning."""
+
+    n_startup_trials: int = 24
+    search_initialization: bool = True
+    n_candidates: int = 512
+    n_refine: int = 5
+    refit_interval: int = 10
+    n_restarts: int = 3
+    max_enumerated_combinations: int = 4096
+
+    def __post_init__(self) -> None:
+        for name in ("n_candidates", "refit_interval", "n_restarts", "max_enumerated_combinations"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise ValueError(f"{name} must be a positive integer, got {getattr(self, name)!r}.")
+        for name in ("n_startup_trials", "n_refine"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {getattr(self, name)!r}.")
+        if not isinstance(self.search_initialization, bool):
+            raise ValueError("search_initialization must be a bool.")
+
+
+PRESETS: dict[str, VPBOSettings] = {
+    # The paper's settings (sec. 5): 24 initial points (12 random + 12 MES), 200 uniform
+    # candidates per combination with no local refinement, multi-start refits every 10 trials.
+    "paper": VPBOSettings(n_candidates=200, n_refine=0, n_restarts=5),
+    "default": VPBOSettings(),
+}
+
+
+class VPBOSampler(BaseSampler):
+    """Bayesian Optimisation using Value Proposals for mixed categorical / numeric spaces.
+
+    A GP with the mixed kernel ``(1 - lambda)(k_h + k_x) + lambda k_h k_x`` (overlap kernel on
+    categoricals, Matern-5/2 ARD on the numeric part scaled to [0, 1]) models the objective. At
+    every trial each categorical combination receives a *value proposal*, the maximum of log
+    Expected Improvement over its numeric part; the trial takes the combination with the best
+    proposal and its numeric point. The first ``n_startup_trials`` complete trials are an initial
+    design: the first half random, the second half with random categoricals and numeric values
+    chosen by Max-value Entropy Search (``search_initialization``).
+
+    Args:
+        seed: Seed of the sampler's random numbers; the same seed gives the same suggestions.
+        preset: ``"default"`` (the settings that measured best) or ``"paper"`` (the paper's exact
+            algorithm). Any argument below that is given overrides the preset.
+        n_startup_trials: Size of the initial design (paper: 24).
+        search_initialization: Choose the numeric part of the second half of the initial design
+            by MES (paper: True); if False the whole initial design is random.
+        n_candidates: Quasi-random numeric candidates shared by all combinations (paper: 200).
+        n_refine: How many of the best proposals are refined by L-BFGS-B (paper: 0).
+        refit_interval: Refit the GP hyperparameters every this many trials (paper: 10).
+        n_restarts: L-BFGS-B starts per hyperparameter fit, one warm-started (paper: 5).
+        max_enumerated_combinations: Above this many categorical combinations, proposals go to a
+            sample of combinations plus the neighbours of the best observed ones.
+        independent_sampler: Sampler for parameters outside the relative search space and for
+            the random part of the initial design (default: ``RandomSampler(seed)``).
+        warn_independent_sampling: Warn when a parameter falls back to the independent sampler
+            after the initial design.
+    """
+
+    def __init__(
+        self,
+        *,
+        seed: int | None = None,
+        preset: str = "default",
+        n_startup_trials: int | None = None,
+        search_initialization: bool | None = None,
+        n_candidates: int | None = None,
+        n_refine: int | None = None,
+        refit_interval: int | None = None,
+        n_restarts: int | None = None,
+        max_enumerated_combinations: int | None = None,
+        independent_sampler: BaseSampler | None = None,
+        warn_independent_sampling: bool = True,
+    ) -> None:
+        if preset not in PRESETS:
+            raise ValueError(f"Unknown preset {preset!r}; choose one of {sorted(PRESETS)}.")
+        overrides = {
+            "n_startup_trials": n_startup_trials,
+            "search_initialization": search_initialization,
+            "n_candidates": n_candidates,
+            "n_refine": n_refine,
+            "refit_interval": refit_interval,
+            "n_restarts": n_restarts,
+            "max_enumerated_combinations": max_enumerated_combinations,
+        }
+        self._settings = dataclasses.replace(
+            PRESETS[preset], **{k: v for k, v in overrides.items() if v is not None}
+        )
+        if seed is not None and not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an int or None, got {seed!r}.")
+        self._base_seed = _seed_entropy(seed)
+        self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
+        self._warn_independent_sampling = warn_independent_sampling
+        self._intersection_search_space = optuna.search_space.IntersectionSearchSpace()
+        # Hyperparameters of the last fit per (study, search space): (n observations, params).
+        self._fit_cache: dict[tuple[str, str], tuple[int, GPHyperparameters]] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def settings(self) -> VPBOSettings:
+        return self._settings
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def reseed_rng(self) -> None:
+        self._base_seed = _seed_entropy(None)
+        self._independent_sampler.reseed_rng()
+
+    def infer_relative_search_space(
+        self, study: Study, trial: FrozenTrial
+    ) -> dict[str, BaseDistribution]:
+        return {
+            name: dist
+            for name, dist in self._intersection_search_space.calculate(study).items()
+            if not dist.single()
+        }
+
+    def sample_relative(
+        self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
+    ) -> dict[str, Any]:
+        if not search_space or study._is_multi_objective():
+            # Multi-objective studies use the independent sampler (see the README).
+            return {}
+        with self._lock:
+            params = self._sample_relative_locked(study, trial, search_space)
+        if params:
+            encoded = json.dumps(params)
+            for i in range(0, len(encoded), _SYSTEM_ATTR_MAX_LENGTH):
+                study._storage.set_trial_system_attr(
+                    trial._trial_id,
+                    f"{_RELATIVE_PARAMS_KEY}:{i // _SYSTEM_ATTR_MAX_LENGTH}",
+                    encoded[i : i + _SYSTEM_ATTR_MAX_LENGTH],
+                )
+        return params
+
+    def _sample_relative_locked(
+        self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
+    ) -> dict[str, Any]:
+        settings = self._settings
+        trials = study._get_trials(
+            deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING), use_cache=False
+        )
+        complete = [
+            t for t in trials if t.state == TrialState.COMPLETE and search_space.keys() <= t.params.keys()
+        ]
+        n_random = (
+            settings.n_startup_trials // 2 if settings.search_initialization else settings.n_startup_trials
+        )
+        if len(complete) < max(n_random, 1):
+            return {}
+
+        encoder = MixedSpaceEncoder(search_space)
+        rng = np.random.default_rng([self._base_seed, trial.number])
+        h, x = encoder.encode([t.params for t in complete])
+        y = standardized_targets(np.array([t.value for t in complete]), study.direction)
+        hyperparameters = self._hyperparameters(study, search_space, h, x, y, rng)
+        gp = hyperparameters.make_gp(h, x, y)
+        pending = _pending_points(trials, trial, encoder)
+        if pending is not None:
+            # Kriging believer: condition on the running trials at their posterior mean, which
+            # keeps the mean and shrinks the variance there, so workers spread out.
+            h_pending, x_pending = pending
+            mean, _ = gp.predict(h_pending, x_pending)
+            gp = hyperparameters.make_gp(
+                np.vstack([h, h_pending]), np.vstack([x, x_pending]), np.concatenate([y, mean])
+            )
+
+        if len(complete) < settings.n_startup_trials:
+            max_values = max_value_samples(gp, encoder.n_levels, h, x, float(y.max()), rng)
+            h_next = random_combination(encoder.n_levels, rng)
+            x_next = (
+                mes_numeric_point(gp, h_next, encoder.n_numeric, max_values, settings.n_candidates, rng)
+                if encoder.n_numeric
+                else np.zeros(0)
+            )
+            return encoder.decode(h_next, x_next)
+
+        combinations = candidate_combinations(
+            encoder.n_levels, settings.max_enumerated_combinations, rng, h[np.argsort(-y, kind="stable")]
+        )
+        incumbent = int(np.argmax(y))
+        proposal = propose(
+            gp,
+            combinations,
+            sobol_candidates(encoder.n_numeric, settings.n_candidates, rng),
+            float(y[incumbent]),
+            n_refine=settings.n_refine,
+            extra_starts=[(h[incumbent], x[incumbent])] if settings.n_refine else [],
+            n_ranking=_N_RANKING,
+        )
+        return encoder.decode(proposal.h, proposal.x)
+
+    def _hyperparameters(
+        self,
+        study: Study,
+        search_space: dict[str, BaseDistribution],
+        h: np.ndarray,
+        x: np.ndarray,
+        y: np.ndarray,
+        rng: np.random.Generator,
+    ) -> GPHyperparameters:
+        """The cached fit while fewer than ``refit_interval`` trials came since; else a refit."""
+        key = (study.study_name, repr(sorted(search_space.items())))
+        cached = self._fit_cache.get(key)
+        n = len(y)
+        if cached is not None and 0 <= n - cached[0] < self._settings.refit_interval:
+            return cached[1]
+        fitted = fit_hyperparameters(
+            h,
+            x,
+            y,
+            rng=rng,
+            n_restarts=self._settings.n_restarts,
+            warm_start=cached[1] if cached is not None else None,
+        )
+        self._fit_cache[key] = (n, fitted)
+        return fitted
+
+    def sample_independent(
+        self,
+        study: Study,
+        trial: FrozenTrial,
+        param_name: str,
+        param_distribution: BaseDistribution,
+    ) -> Any:
+        if (
+            self._warn_independent_sampling
+            and not param_distribution.single()
+            and not study._is_multi_objective()
+            and _n_complete(study) >= self._settings.n_startup_trials
+        ):
+            _logger.warning(
+                _INDEPENDENT_SAMPLING_WARNING_TEMPLATE.format(
+                    param_name=param_name,
+                    trial_number=trial.number,
+                    independent_sampler_name=self._independent_sampler.__class__.__name__,
+                    sampler_name=self.__class__.__name__,
+                    fallback_reason="the parameter is not in the intersection search space of the completed trials",
+                )
+            )
+        return self._independent_sampler.sample_independent(study, trial, param_name, param_distribution)
+
+    def before_trial(self, study: Study, trial: FrozenTrial) -> None:
+        self._independent_sampler.before_trial(study, trial)
+
+    def after_trial(
+        self,
+        study: Study,
+        trial: FrozenTrial,
+        state: TrialState,
+        values: Sequence[float] | None,
+    ) -> None:
+        self._independent_sampler.after_trial(study, trial, state, values)
+
+
+def _seed_entropy(seed: int | None) -> int:
+    """A non-negative integer seeding the per-trial random streams."""
+    if seed is None:
+        return int(np.random.SeedSequence().entropy)
+    return int(seed) % (1 << 64)
+
+
+def _n_complete(study: Study) -> int:
+    return len(study._get_trials(deepcopy=False, states=(TrialState.COMPLETE,), use_cache=True))
+
+
+def _in_flight_params(trial: FrozenTrial) -> dict[str, Any]:
+    """A running trial's parameters: those it has set, plus the suggestion it published."""
+    chunks = []
+    while (chunk := trial.system_attrs.get(f"{_RELATIVE_PARAMS_KEY}:{len(chunks)}")) is not None:
+        chunks.append(chunk)
+    params = json.loads("".join(chunks)) if chunks else {}
+    params.update(trial.params)
+    return params
+
+
+def _pending_points(
+    trials: list[FrozenTrial], current: FrozenTrial, encoder: MixedSpaceEncoder
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Encoded points of the other running trials whose parameters cover the search space."""
+    names = set(encoder.categorical_names) | set(encoder.numeric_names)
+    points = []
+    for t in trials:
+        if t.state != TrialState.RUNNING or t.number == current.number:
+            continue
+        params = _in_flight_params(t)
+        if names <= params.keys():
+            try:
+                points.append(encoder.encode([params]))
+            except (ValueError, KeyError, TypeError):
+                continue  # values from another search space: not a pending point of this one
+    if not points:
+        return None
+    return np.vstack([p[0] for p in points]), np.vstack([p[1] for p in points])

@@ -1,0 +1,140 @@
+"""Optuna distributions <-> the (h, x) encoding of the native core.
+
+Categorical parameters become integer codes ``h`` (the choice's index, Optuna's internal
+representation); float and int parameters become ``x`` in [0, 1]. As in Optuna's GPSampler
+(``optuna/_gp/search_space.py``), log parameters are scaled in log space, and parameters on a
+grid (int, or float with ``step``) are scaled over [low - step / 2, high + step / 2] so that
+every grid point owns an interval of equal width; decoding rounds to the nearest grid point, so
+decoded values lie exactly on Optuna's grid and are native ``int`` / ``float``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from optuna.distributions import (
+    BaseDistribution,
+    CategoricalDistribution,
+    FloatDistribution,
+    IntDistribution,
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class _NumericScale:
+    """Maps one float or int distribution onto [0, 1] and back."""
+
+    low: float  # bounds in the scaled space (log applied, half steps added)
+    high: float
+    log: bool
+    step: float | None  # grid spacing in the original space, None for continuous
+    is_int: bool
+    distribution: FloatDistribution | IntDistribution
+
+    @classmethod
+    def of(cls, dist: FloatDistribution | IntDistribution) -> _NumericScale:
+        is_int = isinstance(dist, IntDistribution)
+        step = None if dist.log else dist.step
+        if is_int and dist.log:
+            low, high = math.log(dist.low - 0.5), math.log(dist.high + 0.5)
+        elif dist.log:
+            low, high = math.log(dist.low), math.log(dist.high)
+        elif step is not None:
+            low, high = dist.low - 0.5 * step, dist.high + 0.5 * step
+        else:
+            low, high = dist.low, dist.high
+        return cls(float(low), float(high), dist.log, step, is_int, dist)
+
+    def encode(self, value: float) -> float:
+        v = math.log(value) if self.log else float(value)
+        if self.high == self.low:
+            return 0.5
+        return min(1.0, max(0.0, (v - self.low) / (self.high - self.low)))
+
+    def decode(self, unit: float) -> int | float:
+        dist = self.distribution
+        v = self.low + min(1.0, max(0.0, float(unit))) * (self.high - self.low)
+        if self.log:
+            v = math.exp(v)
+        if self.is_int:
+            grid = dist.step if not dist.log else 1
+            k = round((v - dist.low) / grid)
+            return int(min(dist.high, max(dist.low, dist.low + k * grid)))
+        if self.step is not None:
+            k = round((v - dist.low) / self.step)
+            k = min(k, int(round((dist.high - dist.low) / self.step)))
+            return float(dist.low + max(k, 0) * self.step)
+        return float(min(dist.high, max(dist.low, v)))
+
+
+class MixedSpaceEncoder:
+    """The encoding of one relative search space: parameter order, levels, scales.
+
+    Parameters are taken in sorted name order so that the encoding does not depend on the order
+    in which Optuna reports them. Single-value distributions must be left out by the caller.
+    """
+
+    def __init__(self, search_space: Mapping[str, BaseDistribution]) -> None:
+        self.categorical_names: list[str] = []
+        self.numeric_names: list[str] = []
+        self._categoricals: dict[str, CategoricalDistribution] = {}
+        self._scales: dict[str, _NumericScale] = {}
+        for name in sorted(search_space):
+            dist = search_space[name]
+            if isinstance(dist, CategoricalDistribution):
+                self.categorical_names.append(name)
+                self._categoricals[name] = dist
+            elif isinstance(dist, (FloatDistribution, IntDistribution)):
+                self.numeric_names.append(name)
+                self._scales[name] = _NumericScale.of(dist)
+            else:
+                raise ValueError(f"VPBOSampler does not support the distribution {dist!r} of '{name}'.")
+        self.n_levels = np.array(
+            [len(self._categoricals[n].choices) for n in self.categorical_names], dtype=np.int64
+        )
+
+    @property
+    def n_categorical(self) -> int:
+        return len(self.categorical_names)
+
+    @property
+    def n_numeric(self) -> int:
+        return len(self.numeric_names)
+
+    @property
+    def n_combinations(self) -> int:
+        """Number of categorical combinations (1 when there is no categorical parameter)."""
+        return int(np.prod(self.n_levels, dtype=np.float64)) if self.n_categorical else 1
+
+    def encode(self, params_list: Sequence[Mapping[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
+        """Encode trials' parameter dicts into ``h`` (n x k int32) and ``x`` (n x d float)."""
+        h = np.zeros((len(params_list), self.n_categorical), dtype=np.int32)
+        x = np.zeros((len(params_list), self.n_numeric), dtype=np.float64)
+        for i, params in enumerate(params_list):
+            for j, name in enumerate(self.categorical_names):
+                h[i, j] = int(self._categoricals[name].to_internal_repr(params[name]))
+            for j, name in enumerate(self.numeric_names):
+                x[i, j] = self._scales[name].encode(params[name])
+        return h, x
+
+    def decode(self, h: np.ndarray, x: np.ndarray) -> dict[str, Any]:
+        """Decode one point into Optuna parameter values (native Python types, on the grids)."""
+        params: dict[str, Any] = {}
+        for j, name in enumerate(self.categorical_names):
+            params[name] = self._categoricals[name].to_external_repr(int(h[j]))
+        for j, name in enumerate(self.numeric_names):
+            params[name] = self._scales[name].decode(float(x[j]))
+        return params
+
+    def round_to_grid(self, x: np.ndarray) -> np.ndarray:
+        """Snap encoded numeric points (m x d) to the encodings of their decoded values."""
+        out = np.array(x, dtype=np.float64, copy=True)
+        for j, name in enumerate(self.numeric_names):
+            scale = self._scales[name]
+            if scale.is_int or scale.step is not None:
+                out[:, j] = [scale.encode(scale.decode(u)) for u in out[:, j]]
+        return out
