@@ -1,10 +1,20 @@
-"""Objective values -> the GP's targets: maximisation, finite, standardised."""
+"""Objective values -> the GP's targets: maximisation, finite, transformed, standardised.
+
+Output transforms for heavy-tailed objectives, as used by strong peers: Yeo-Johnson power
+transform with maximum-likelihood exponent (HEBO, Cowen-Rivers et al. 2022) and the rank-based
+Gaussian copula (Casmopolitan, Wan et al. 2021). "standardize" is the paper's plain
+standardisation.
+"""
 
 from __future__ import annotations
 
 import numpy as np
+import scipy.special
+import scipy.stats
 from optuna._warnings import optuna_warn
 from optuna.study import StudyDirection
+
+OUTPUT_TRANSFORMS = ("standardize", "yeo-johnson", "copula")
 
 
 def finite_values(values: np.ndarray) -> np.ndarray:
@@ -22,10 +32,39 @@ def finite_values(values: np.ndarray) -> np.ndarray:
     return np.clip(np.where(np.isnan(values), low, values), low, high)
 
 
-def standardized_targets(values: np.ndarray, direction: StudyDirection) -> np.ndarray:
-    """Targets to maximise with zero mean and unit variance (unit scale for constant values)."""
+def _standardize(y: np.ndarray) -> np.ndarray:
+    spread = y.std()
+    return (y - y.mean()) / (spread if spread > 0 else 1.0)
+
+
+def _yeo_johnson(z: np.ndarray, exponent: float | None) -> tuple[np.ndarray, float | None]:
+    if exponent is None:
+        if len(z) < 3 or np.ptp(z) == 0:
+            return z, None
+        exponent = float(scipy.stats.yeojohnson_normmax(z))
+    return _standardize(scipy.stats.yeojohnson(z, lmbda=exponent)), exponent
+
+
+def _copula(y: np.ndarray) -> np.ndarray:
+    ranks = scipy.stats.rankdata(y)  # ties share their mean rank
+    return _standardize(scipy.special.ndtri((ranks - 0.5) / len(y)))
+
+
+def transformed_targets(
+    values: np.ndarray, direction: StudyDirection, transform: str, exponent: float | None = None
+) -> tuple[np.ndarray, float | None]:
+    """Targets to maximise, transformed and scaled to zero mean and unit variance.
+
+    For Yeo-Johnson, ``exponent`` fixes the power (the fitted one is returned, so that it can be
+    reused between refits); None fits it by maximum likelihood.
+    """
     y = finite_values(values)
     if direction == StudyDirection.MINIMIZE:
         y = -y
-    spread = y.std()
-    return (y - y.mean()) / (spread if spread > 0 else 1.0)
+    if transform == "standardize":
+        return _standardize(y), None
+    if transform == "yeo-johnson":
+        return _yeo_johnson(_standardize(y), exponent)
+    if transform == "copula":
+        return _copula(y), None
+    raise ValueError(f"Unknown output transform {transform!r}; choose one of {OUTPUT_TRANSFORMS}.")

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import optuna
+import threadpoolctl
 from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler, RandomSampler
 from optuna.samplers._base import _INDEPENDENT_SAMPLING_WARNING_TEMPLATE
@@ -21,10 +22,11 @@ from optuna_vpbo._combinations import candidate_combinations
 from optuna_vpbo._fit import GPHyperparameters, fit_hyperparameters
 from optuna_vpbo._init_design import max_value_samples, mes_numeric_point, random_combination
 from optuna_vpbo._proposals import propose, sobol_candidates
-from optuna_vpbo._targets import standardized_targets
+from optuna_vpbo._targets import OUTPUT_TRANSFORMS, transformed_targets
 from optuna_vpbo.search_space import MixedSpaceEncoder
 
 _logger = logging.getLogger(__name__)
+_THREADPOOLS = threadpoolctl.ThreadpoolController()
 
 # Running trials publish their suggestion here so that other workers treat them as pending.
 _RELATIVE_PARAMS_KEY = "vpbo:relative_params"
@@ -45,8 +47,11 @@ class VPBOSettings:
     refit_interval: int = 10
     n_restarts: int = 3
     max_enumerated_combinations: int = 4096
+    output_transform: str = "yeo-johnson"
 
     def __post_init__(self) -> None:
+        if self.output_transform not in OUTPUT_TRANSFORMS:
+            raise ValueError(f"output_transform must be one of {OUTPUT_TRANSFORMS}, got {self.output_transform!r}.")
         for name in ("n_candidates", "refit_interval", "n_restarts", "max_enumerated_combinations"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 raise ValueError(f"{name} must be a positive integer, got {getattr(self, name)!r}.")
@@ -60,9 +65,16 @@ class VPBOSettings:
 PRESETS: dict[str, VPBOSettings] = {
     # The paper's settings (sec. 5): 24 initial points (12 random + 12 MES), 200 uniform
     # candidates per combination with no local refinement, multi-start refits every 10 trials.
-    "paper": VPBOSettings(n_candidates=200, n_refine=0, n_restarts=5),
+    "paper": VPBOSettings(n_candidates=200, n_refine=0, n_restarts=5, output_transform="standardize"),
     "default": VPBOSettings(),
 }
+
+
+@dataclasses.dataclass(frozen=True)
+class _ModelFit:
+    n_observations: int
+    hyperparameters: GPHyperparameters
+    exponent: float | None  # of the Yeo-Johnson output transform
 
 
 class VPBOSampler(BaseSampler):
@@ -89,6 +101,8 @@ class VPBOSampler(BaseSampler):
         n_restarts: L-BFGS-B starts per hyperparameter fit, one warm-started (paper: 5).
         max_enumerated_combinations: Above this many categorical combinations, proposals go to a
             sample of combinations plus the neighbours of the best observed ones.
+        output_transform: ``"standardize"`` (paper), ``"yeo-johnson"`` or ``"copula"``: how
+            objective values become the GP's targets.
         independent_sampler: Sampler for parameters outside the relative search space and for
             the random part of the initial design (default: ``RandomSampler(seed)``).
         warn_independent_sampling: Warn when a parameter falls back to the independent sampler
@@ -107,6 +121,7 @@ class VPBOSampler(BaseSampler):
         refit_interval: int | None = None,
         n_restarts: int | None = None,
         max_enumerated_combinations: int | None = None,
+        output_transform: str | None = None,
         independent_sampler: BaseSampler | None = None,
         warn_independent_sampling: bool = True,
     ) -> None:
@@ -120,6 +135,7 @@ class VPBOSampler(BaseSampler):
             "refit_interval": refit_interval,
             "n_restarts": n_restarts,
             "max_enumerated_combinations": max_enumerated_combinations,
+            "output_transform": output_transform,
         }
         self._settings = dataclasses.replace(
             PRESETS[preset], **{k: v for k, v in overrides.items() if v is not None}
@@ -130,8 +146,8 @@ class VPBOSampler(BaseSampler):
         self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
         self._warn_independent_sampling = warn_independent_sampling
         self._intersection_search_space = optuna.search_space.IntersectionSearchSpace()
-        # Hyperparameters of the last fit per (study, search space): (n observations, params).
-        self._fit_cache: dict[tuple[str, str], tuple[int, GPHyperparameters]] = {}
+        # The last model fit per (study, search space).
+        self._fit_cache: dict[tuple[str, str], _ModelFit] = {}
         self._lock = threading.Lock()
 
     @property
@@ -166,7 +182,9 @@ class VPBOSampler(BaseSampler):
         if not search_space or study._is_multi_objective():
             # Multi-objective studies use the independent sampler (see the README).
             return {}
-        with self._lock:
+        # One BLAS thread: the native core is single-threaded by design, and SciPy's L-BFGS-B with
+        # a multi-threaded OpenBLAS spins and slows down badly on a busy machine.
+        with self._lock, _THREADPOOLS.limit(limits=1, user_api="blas"):
             params = self._sample_relative_locked(study, trial, search_space)
         if params:
             encoded = json.dumps(params)
@@ -197,8 +215,8 @@ class VPBOSampler(BaseSampler):
         encoder = MixedSpaceEncoder(search_space)
         rng = np.random.default_rng([self._base_seed, trial.number])
         h, x = encoder.encode([t.params for t in complete])
-        y = standardized_targets(np.array([t.value for t in complete]), study.direction)
-        hyperparameters = self._hyperparameters(study, search_space, h, x, y, rng)
+        values = np.array([t.value for t in complete])
+        y, hyperparameters = self._model(study, search_space, h, x, values, rng)
         gp = hyperparameters.make_gp(h, x, y)
         pending = _pending_points(trials, trial, encoder)
         if pending is not None:
@@ -235,31 +253,35 @@ class VPBOSampler(BaseSampler):
         )
         return encoder.decode(proposal.h, proposal.x)
 
-    def _hyperparameters(
+    def _model(
         self,
         study: Study,
         search_space: dict[str, BaseDistribution],
         h: np.ndarray,
         x: np.ndarray,
-        y: np.ndarray,
+        values: np.ndarray,
         rng: np.random.Generator,
-    ) -> GPHyperparameters:
-        """The cached fit while fewer than ``refit_interval`` trials came since; else a refit."""
+    ) -> tuple[np.ndarray, GPHyperparameters]:
+        """Targets and GP hyperparameters: the cached fit (hyperparameters and output-transform
+        exponent) while fewer than ``refit_interval`` trials came since it, else a refit."""
+        settings = self._settings
         key = (study.study_name, repr(sorted(search_space.items())))
         cached = self._fit_cache.get(key)
-        n = len(y)
-        if cached is not None and 0 <= n - cached[0] < self._settings.refit_interval:
-            return cached[1]
+        n = len(values)
+        if cached is not None and 0 <= n - cached.n_observations < settings.refit_interval:
+            y, _ = transformed_targets(values, study.direction, settings.output_transform, cached.exponent)
+            return y, cached.hyperparameters
+        y, exponent = transformed_targets(values, study.direction, settings.output_transform)
         fitted = fit_hyperparameters(
             h,
             x,
             y,
             rng=rng,
-            n_restarts=self._settings.n_restarts,
-            warm_start=cached[1] if cached is not None else None,
+            n_restarts=settings.n_restarts,
+            warm_start=cached.hyperparameters if cached is not None else None,
         )
-        self._fit_cache[key] = (n, fitted)
-        return fitted
+        self._fit_cache[key] = _ModelFit(n, fitted, exponent)
+        return y, fitted
 
     def sample_independent(
         self,

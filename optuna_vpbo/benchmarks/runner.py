@@ -1,0 +1,129 @@
+"""Runs (problem, sampler, seed) studies in worker processes and stores one JSON file per run.
+
+A run whose file exists is not run again, so an interrupted benchmark resumes where it stopped.
+Each file records the objective values per trial, the sampler's own time per trial (objective
+excluded, measured by ``TimedSampler``), the library versions, the machine and the command.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import multiprocessing
+import os
+import platform
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import optuna
+
+from optuna_vpbo.benchmarks.problems import get_problem
+from optuna_vpbo.benchmarks.samplers import TimedSampler, make_sampler
+
+
+def result_path(out_dir: Path, problem: str, sampler: str, seed: int) -> Path:
+    return out_dir / problem / sampler / f"seed{seed:03d}.json"
+
+
+def _environment() -> dict[str, Any]:
+    import scipy
+
+    import optuna_vpbo
+
+    return {
+        "python": platform.python_version(),
+        "optuna": optuna.__version__,
+        "optuna_vpbo": optuna_vpbo.__version__,
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "machine": f"{platform.machine()} {os.cpu_count()} cores {platform.processor() or ''}".strip(),
+        "command": " ".join(sys.argv),
+    }
+
+
+def run_one(problem_name: str, sampler_name: str, seed: int, n_trials: int) -> dict[str, Any]:
+    """One study; returns the record that ``run`` stores."""
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    problem = get_problem(problem_name)
+    sampler = TimedSampler(make_sampler(sampler_name, seed))
+    study = optuna.create_study(directions=list(problem.directions), sampler=sampler)
+    start = time.perf_counter()
+    study.optimize(problem.objective, n_trials=n_trials)
+    trials = study.get_trials(deepcopy=False)
+    return {
+        "problem": problem_name,
+        "sampler": sampler_name,
+        "seed": seed,
+        "n_trials": n_trials,
+        "values": [t.values for t in trials],
+        "sampler_seconds": [sampler.seconds.get(t.number, 0.0) for t in trials],
+        "wall_seconds": time.perf_counter() - start,
+        "environment": _environment(),
+    }
+
+
+def _run_and_store(path: Path, problem: str, sampler: str, seed: int, n_trials: int) -> dict[str, Any]:
+    record = run_one(problem, sampler, seed, n_trials)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(record))
+    tmp.replace(path)  # atomic: an interrupted run leaves no half-written result
+    return record
+
+
+def run(
+    problems: Sequence[str],
+    samplers: Sequence[str],
+    seeds: Sequence[int],
+    n_trials: int,
+    out_dir: Path,
+    jobs: int,
+) -> None:
+    """Run every missing (problem, sampler, seed) with ``jobs`` worker processes."""
+    for name in problems:
+        get_problem(name)  # fail early on a bad name
+    for name in samplers:
+        make_sampler(name, 0)
+    todo = [
+        (p, s, seed)
+        for p in problems
+        for seed in seeds
+        for s in samplers
+        if not _complete(result_path(out_dir, p, s, seed), n_trials)
+    ]
+    print(f"{len(todo)} runs to do ({len(problems) * len(samplers) * len(seeds) - len(todo)} stored already)")
+    start = time.perf_counter()
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = {
+            pool.submit(_run_and_store, result_path(out_dir, p, s, seed), p, s, seed, n_trials): (p, s, seed)
+            for p, s, seed in todo
+        }
+        for done, future in enumerate(concurrent.futures.as_completed(futures), start=1):
+            p, s, seed = futures[future]
+            record = future.result()
+            elapsed = time.perf_counter() - start
+            eta = elapsed / done * (len(todo) - done)
+            print(
+                f"[{done}/{len(todo)}] {p} {s} seed={seed}: {record['wall_seconds']:.1f} s "
+                f"(elapsed {elapsed / 60:.1f} min, eta {eta / 60:.1f} min)",
+                flush=True,
+            )
+
+
+def _complete(path: Path, n_trials: int) -> bool:
+    if not path.exists():
+        return False
+    try:
+        return json.loads(path.read_text())["n_trials"] >= n_trials
+    except (ValueError, KeyError):
+        return False
+
+
+def load_results(out_dir: Path, problem: str, sampler: str) -> list[dict[str, Any]]:
+    folder = out_dir / problem / sampler
+    return [json.loads(p.read_text()) for p in sorted(folder.glob("seed*.json"))] if folder.exists() else []

@@ -1,0 +1,77 @@
+"""The samplers the benchmarks compare, by name, and a wrapper that times a sampler's own work."""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import optuna
+from optuna.distributions import BaseDistribution
+from optuna.samplers import BaseSampler
+from optuna.study import Study
+from optuna.trial import FrozenTrial, TrialState
+
+from optuna_vpbo import VPBOSampler
+
+
+def _gp_sampler(seed: int) -> BaseSampler:
+    return optuna.samplers.GPSampler(seed=seed)
+
+
+SAMPLER_FACTORIES: dict[str, Callable[[int], BaseSampler]] = {
+    "vpbo": lambda seed: VPBOSampler(seed=seed),
+    "vpbo-paper": lambda seed: VPBOSampler(seed=seed, preset="paper"),
+    "vpbo-noinit": lambda seed: VPBOSampler(seed=seed, search_initialization=False),
+    "tpe": lambda seed: optuna.samplers.TPESampler(seed=seed),
+    "gp": _gp_sampler,
+    "random": lambda seed: optuna.samplers.RandomSampler(seed=seed),
+}
+
+
+def make_sampler(name: str, seed: int) -> BaseSampler:
+    if name not in SAMPLER_FACTORIES:
+        raise ValueError(f"Unknown sampler {name!r}; choose from {sorted(SAMPLER_FACTORIES)}.")
+    return SAMPLER_FACTORIES[name](seed)
+
+
+class TimedSampler(BaseSampler):
+    """Delegates to ``inner`` and adds up the wall-clock time of its calls per trial number."""
+
+    def __init__(self, inner: BaseSampler) -> None:
+        self.inner = inner
+        self.seconds: defaultdict[int, float] = defaultdict(float)
+
+    def _timed(self, trial_number: int, call: Callable[[], Any]) -> Any:
+        start = time.perf_counter()
+        try:
+            return call()
+        finally:
+            self.seconds[trial_number] += time.perf_counter() - start
+
+    def infer_relative_search_space(self, study: Study, trial: FrozenTrial) -> dict[str, BaseDistribution]:
+        return self._timed(trial.number, lambda: self.inner.infer_relative_search_space(study, trial))
+
+    def sample_relative(
+        self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
+    ) -> dict[str, Any]:
+        return self._timed(trial.number, lambda: self.inner.sample_relative(study, trial, search_space))
+
+    def sample_independent(
+        self, study: Study, trial: FrozenTrial, param_name: str, param_distribution: BaseDistribution
+    ) -> Any:
+        return self._timed(
+            trial.number, lambda: self.inner.sample_independent(study, trial, param_name, param_distribution)
+        )
+
+    def before_trial(self, study: Study, trial: FrozenTrial) -> None:
+        self._timed(trial.number, lambda: self.inner.before_trial(study, trial))
+
+    def after_trial(
+        self, study: Study, trial: FrozenTrial, state: TrialState, values: Sequence[float] | None
+    ) -> None:
+        self._timed(trial.number, lambda: self.inner.after_trial(study, trial, state, values))
+
+    def reseed_rng(self) -> None:
+        self.inner.reseed_rng()
