@@ -42,7 +42,7 @@ double erfcx(double x) {
 
 double log_ndtr(double z) {
   if (std::isnan(z)) return z;
-  if (z > 6.0) return std::log1p(-0.5 * boost::math::erfc(z / kSqrt2));
+  if (z > 0.0) return std::log1p(-0.5 * boost::math::erfc(z / kSqrt2));
   if (z > -20.0) return std::log(ndtr(z));
   // Phi(z) = erfcx(-z / sqrt2) exp(-z^2 / 2) / 2
   return std::log(0.5 * erfcx(-z / kSqrt2)) - 0.5 * z * z;

@@ -1,0 +1,258 @@
+"""The native core against independent references: finite differences, NumPy, scikit-learn, mpmath."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import mpmath
+import numpy as np
+import pytest
+import scipy.special
+
+from optuna_vpbo import _core
+
+SQRT5 = math.sqrt(5.0)
+
+
+def random_data(rng: np.random.Generator, n: int, n_levels: list[int], d: int):
+    h = rng.integers(0, np.array(n_levels, dtype=np.int64), size=(n, len(n_levels))).astype(np.int32)
+    x = rng.random((n, d))
+    y = rng.standard_normal(n)
+    return h, x, y
+
+
+def numpy_kernel(h1, x1, h2, x2, lengthscales, variance, lam):
+    """The mixed kernel written out directly in NumPy."""
+    k_h = (h1[:, None, :] == h2[None, :, :]).mean(-1) if h1.shape[1] else np.ones((len(h1), len(h2)))
+    r = np.sqrt((((x1[:, None, :] - x2[None, :, :]) / lengthscales) ** 2).sum(-1))
+    k_x = (1 + SQRT5 * r + 5 * r**2 / 3) * np.exp(-SQRT5 * r)
+    return variance * ((1 - lam) / 2 * (k_h + k_x) + lam * k_h * k_x)
+
+
+def numpy_posterior(h, x, y, hq, xq, lengthscales, variance, lam, noise):
+    k = numpy_kernel(h, x, h, x, lengthscales, variance, lam) + noise * np.eye(len(y))
+    cross = numpy_kernel(h, x, hq, xq, lengthscales, variance, lam)
+    mean = cross.T @ np.linalg.solve(k, y)
+    var = variance - np.einsum("ij,ij->j", cross, np.linalg.solve(k, cross))
+    return mean, var
+
+
+def five_point_derivative(f, eps: float = 1e-4) -> float:
+    """Central finite difference of f at 0 with O(eps^4) truncation error."""
+    return (-f(2 * eps) + 8 * f(eps) - 8 * f(-eps) + f(-2 * eps)) / (12 * eps)
+
+
+SHAPES = [([3, 2], 3), ([4], 1), ([], 2), ([2, 2, 3], 0), ([5], 4)]
+
+
+@pytest.mark.parametrize("n_levels,d", SHAPES)
+def test_likelihood_gradient_matches_finite_differences(n_levels, d):
+    rng = np.random.default_rng(1)
+    h, x, y = random_data(rng, 25, n_levels, d)
+    evaluator = _core.LikelihoodEvaluator(h, x, y)
+    for _ in range(3):
+        theta = np.concatenate([rng.uniform(-2, 0.5, d), [rng.uniform(-1, 1), rng.uniform(-6, -1), rng.uniform(0.05, 0.95)]])
+        _, gradient = evaluator(theta)
+        numeric = [five_point_derivative(lambda t: evaluator(theta + t * e)[0]) for e in np.eye(len(theta))]
+        np.testing.assert_allclose(gradient, numeric, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("n_levels,d", SHAPES)
+def test_likelihood_value_matches_numpy(n_levels, d):
+    rng = np.random.default_rng(2)
+    h, x, y = random_data(rng, 20, n_levels, d)
+    ls, variance, noise, lam = rng.uniform(0.1, 1, d), 1.3, 0.05, 0.3
+    theta = np.concatenate([np.log(ls), [math.log(variance), math.log(noise), lam]])
+    k = numpy_kernel(h, x, h, x, ls, variance, lam) + noise * np.eye(len(y))
+    sign, logdet = np.linalg.slogdet(k)
+    expected = 0.5 * y @ np.linalg.solve(k, y) + 0.5 * logdet + 0.5 * len(y) * math.log(2 * math.pi)
+    assert sign > 0
+    assert _core.LikelihoodEvaluator(h, x, y)(theta)[0] == pytest.approx(expected, rel=1e-10)
+
+
+@pytest.mark.parametrize("n_levels,d", SHAPES)
+def test_posterior_matches_numpy(n_levels, d):
+    rng = np.random.default_rng(3)
+    h, x, y = random_data(rng, 30, n_levels, d)
+    hq, xq, _ = random_data(rng, 12, n_levels, d)
+    ls, variance, lam, noise = rng.uniform(0.1, 1, d), 0.8, 0.6, 1e-3
+    gp = _core.MixedGP(h, x, y, ls, variance, lam, noise)
+    mean, var = gp.predict(hq, xq)
+    ref_mean, ref_var = numpy_posterior(h, x, y, hq, xq, ls, variance, lam, noise)
+    np.testing.assert_allclose(mean, ref_mean, atol=1e-9)
+    np.testing.assert_allclose(var, ref_var, atol=1e-9)
+
+
+def test_posterior_matches_scikit_learn_on_numeric_space():
+    gpr_module = pytest.importorskip("sklearn.gaussian_process")
+    kernels = pytest.importorskip("sklearn.gaussian_process.kernels")
+    rng = np.random.default_rng(4)
+    h, x, y = random_data(rng, 40, [], 3)
+    hq, xq, _ = random_data(rng, 15, [], 3)
+    ls, variance, lam, noise = np.array([0.3, 0.5, 0.8]), 1.5, 0.4, 1e-4
+    # With no categorical variable k_h = 1: k = variance [(1 - lam)/2 + (1 + lam)/2 k_x].
+    kernel = kernels.ConstantKernel(variance * (1 - lam) / 2, "fixed") + kernels.ConstantKernel(
+        variance * (1 + lam) / 2, "fixed"
+    ) * kernels.Matern(length_scale=ls, length_scale_bounds="fixed", nu=2.5)
+    reference = gpr_module.GaussianProcessRegressor(kernel, alpha=noise, optimizer=None, normalize_y=False).fit(x, y)
+    ref_mean, ref_std = reference.predict(xq, return_std=True)
+    mean, var = _core.MixedGP(h, x, y, ls, variance, lam, noise).predict(hq, xq)
+    np.testing.assert_allclose(mean, ref_mean, atol=1e-8)
+    np.testing.assert_allclose(np.sqrt(var), ref_std, atol=1e-7)
+
+
+def mp_log_h(u: float) -> float:
+    with mpmath.workdps(60):
+        u = mpmath.mpf(u)
+        return float(mpmath.log(mpmath.npdf(u) + u * mpmath.ncdf(u)))
+
+
+@pytest.mark.parametrize("u", [30.0, 5.0, 1.0, 0.0, -0.5, -0.999, -1.0, -1.001, -3.0, -10.0, -25.0, -26.5, -38.0, -40.0, -100.0, -1e3, -1e4])
+def test_log_h_matches_mpmath(u):
+    assert _core.log_h(u) == pytest.approx(mp_log_h(u), rel=1e-9)
+
+
+def test_log_h_finite_and_increasing_far_into_the_tail():
+    u = -np.logspace(-3, 10, 2000)[::-1]  # from -1e10 up to -1e-3
+    values = _core.log_h(u)
+    assert np.all(np.isfinite(values))
+    assert np.all(np.diff(values) > 0)
+    # the asymptotic branch joins the erfcx branch continuously at u = -1e6
+    assert _core.log_h(-1e6 * (1 + 1e-12)) == pytest.approx(_core.log_h(-1e6 * (1 - 1e-12)), rel=1e-9)
+
+
+def test_log_expected_improvement_matches_closed_form():
+    rng = np.random.default_rng(5)
+    mean, sd, best = rng.normal(size=50), rng.uniform(0.1, 2, 50), 0.3
+    z = (mean - best) / sd
+    ei = sd * (scipy.special.ndtr(z) * z + np.exp(-0.5 * z**2) / math.sqrt(2 * math.pi))
+    np.testing.assert_allclose(_core.log_expected_improvement(mean, sd, best), np.log(ei), rtol=1e-10)
+
+
+@pytest.mark.parametrize("x", [-5.0, -1.0, 0.0, 0.5, 3.0, 25.9, 26.0, 26.1, 40.0, 1e3, 1e8])
+def test_erfcx_matches_mpmath(x):
+    with mpmath.workdps(50):
+        expected = float(mpmath.exp(mpmath.mpf(x) ** 2) * mpmath.erfc(x))
+    assert _core.erfcx(x) == pytest.approx(expected, rel=1e-12)
+
+
+def test_log_ndtr_matches_scipy():
+    z = np.concatenate([np.linspace(-1e3, -30, 50), np.linspace(-30, 30, 301), [40.0, 1e3]])
+    np.testing.assert_allclose(_core.log_ndtr(z), scipy.special.log_ndtr(z), rtol=1e-12, atol=1e-300)
+
+
+def test_log_ei_gradient_matches_finite_differences():
+    rng = np.random.default_rng(6)
+    h, x, y = random_data(rng, 30, [3, 2], 3)
+    gp = _core.MixedGP(h, x, y, np.array([0.3, 0.4, 0.6]), 1.0, 0.5, 1e-4)
+    for best in (y.max(), y.max() + 3.0):  # the second puts z deep in the tail
+        for _ in range(5):
+            hq, xq = h[:1] * 0 + rng.integers(0, 2, (1, 2)).astype(np.int32), rng.uniform(0.1, 0.9, 3)
+            _, gradient = gp.log_ei_with_gradient(hq, xq, best)
+            eps = 1e-6
+            numeric = [
+                (gp.log_ei_with_gradient(hq, xq + eps * e, best)[0] - gp.log_ei_with_gradient(hq, xq - eps * e, best)[0])
+                / (2 * eps)
+                for e in np.eye(3)
+            ]
+            np.testing.assert_allclose(gradient, numeric, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("n_levels,d", SHAPES)
+def test_value_proposals_match_brute_force(n_levels, d):
+    rng = np.random.default_rng(7)
+    h, x, y = random_data(rng, 40, n_levels, d)
+    gp = _core.MixedGP(h, x, y, rng.uniform(0.2, 1, d), 1.2, 0.35, 1e-3)
+    combos = np.array(list(itertools.product(*[range(m) for m in n_levels])), dtype=np.int32).reshape(-1, len(n_levels)) if n_levels else np.zeros((1, 0), np.int32)
+    candidates = rng.random((64, d)) if d else np.zeros((1, 0))
+    # A tiny block budget forces several candidate blocks.
+    index, value = gp.value_proposals(combos, candidates, float(y.max()), max_block_bytes=2e4)
+    for c, combo in enumerate(combos):
+        mean, var = gp.predict(np.repeat(combo[None], len(candidates), 0).astype(np.int32), candidates)
+        log_ei = _core.log_expected_improvement(mean, np.sqrt(var), float(y.max()))
+        assert index[c] == int(np.argmax(log_ei))
+        assert value[c] == pytest.approx(log_ei.max(), rel=1e-10)
+
+
+def test_value_proposals_pick_the_obviously_best_combination():
+    rng = np.random.default_rng(8)
+    n_levels = [3, 4]
+    h, x, _ = random_data(rng, 60, n_levels, 2)
+    # additive effects: h1 = 2 and h2 = 1 are each better by 3 than any other level
+    y = 3.0 * (h[:, 0] == 2) + 3.0 * (h[:, 1] == 1) - np.sum((x - 0.5) ** 2, axis=1)
+    gp = _core.MixedGP(h, x, y, np.array([0.5, 0.5]), 2.0, 0.8, 1e-4)
+    combos = np.array([[a, b] for a in range(3) for b in range(4)], dtype=np.int32)
+    _, value = gp.value_proposals(combos, rng.random((128, 2)), float(y.max()))
+    assert tuple(combos[int(np.argmax(value))]) == (2, 1)
+
+
+def test_mes_matches_numpy_formula():
+    rng = np.random.default_rng(9)
+    mean, sd = rng.normal(size=30), rng.uniform(0.1, 1.5, 30)
+    max_values = np.array([1.5, 2.0, 3.0])
+    gamma = (max_values[None, :] - mean[:, None]) / sd[:, None]
+    expected = np.mean(
+        gamma * scipy.stats.norm.pdf(gamma) / (2 * scipy.stats.norm.cdf(gamma)) - scipy.stats.norm.logcdf(gamma), axis=1
+    )
+    np.testing.assert_allclose(_core.max_value_entropy_search(mean, sd, max_values), expected, rtol=1e-8, atol=1e-15)
+
+
+def test_gumbel_samples_follow_the_max_value_distribution():
+    rng = np.random.default_rng(10)
+    mean, sd = rng.normal(size=200), rng.uniform(0.2, 1.0, 200)
+    samples = _core.sample_max_values_gumbel(mean, sd, rng.random(4000), -10.0)
+    # The Gumbel fit matches the quartiles of F(y) = prod Phi((y - mean) / sd).
+    def cdf(v):
+        return np.exp(np.sum(scipy.stats.norm.logcdf((v - mean) / sd)))
+
+    for q in (0.25, 0.5, 0.75):
+        assert cdf(np.quantile(samples, q)) == pytest.approx(q, abs=0.03)
+    # Floor: every sample is above the best observation.
+    assert np.all(_core.sample_max_values_gumbel(mean, sd, rng.random(50), 1e3) >= 1e3)
+
+
+def test_bad_inputs_raise_clear_errors():
+    rng = np.random.default_rng(11)
+    h, x, y = random_data(rng, 10, [2], 2)
+    with pytest.raises(ValueError, match="NaN or inf"):
+        _core.MixedGP(h, np.where(x > 0.5, np.nan, x), y, np.ones(2), 1.0, 0.5, 1e-3)
+    with pytest.raises(ValueError, match="NaN or inf"):
+        _core.MixedGP(h, x, np.full(10, np.inf), np.ones(2), 1.0, 0.5, 1e-3)
+    with pytest.raises(ValueError, match="lengthscales"):
+        _core.MixedGP(h, x, y, np.ones(3), 1.0, 0.5, 1e-3)
+    with pytest.raises(ValueError, match="lambda"):
+        _core.MixedGP(h, x, y, np.ones(2), 1.0, 1.5, 1e-3)
+    with pytest.raises(ValueError, match=">= 0"):
+        _core.MixedGP(-h - 1, x, y, np.ones(2), 1.0, 0.5, 1e-3)
+    with pytest.raises(ValueError, match="different numbers of rows"):
+        _core.MixedGP(h[:5], x, y, np.ones(2), 1.0, 0.5, 1e-3)
+    with pytest.raises(ValueError, match="at least one"):
+        _core.LikelihoodEvaluator(h[:0], x[:0], y[:0])
+    with pytest.raises(ValueError, match="theta"):
+        _core.LikelihoodEvaluator(h, x, y)(np.zeros(2))
+    gp = _core.MixedGP(h, x, y, np.ones(2), 1.0, 0.5, 1e-3)
+    with pytest.raises(ValueError):
+        gp.value_proposals(np.zeros((0, 1), np.int32), x, 0.0)
+    with pytest.raises(ValueError):
+        gp.value_proposals(np.zeros((1, 1), np.int32), np.full((3, 2), np.nan), 0.0)
+    with pytest.raises(ValueError):
+        gp.value_proposals(np.zeros((1, 1), np.int32), x, math.nan)
+
+
+def test_degenerate_data_stays_finite():
+    rng = np.random.default_rng(12)
+    # duplicate points with a constant objective, zero noise: the jitter fallback takes over
+    h = np.zeros((20, 1), np.int32)
+    x = np.tile(rng.random((1, 2)), (20, 1))
+    y = np.zeros(20)
+    gp = _core.MixedGP(h, x, y, np.array([0.1, 0.1]), 1.0, 0.5, 0.0)
+    assert gp.jitter > 0
+    mean, var = gp.predict(h[:2], rng.random((2, 2)))
+    assert np.all(np.isfinite(mean)) and np.all(var > 0)
+    value, gradient = _core.LikelihoodEvaluator(h, x, y)(np.array([-2.0, -2.0, 0.0, math.log(1e-6), 0.5]))
+    assert math.isfinite(value) and np.all(np.isfinite(gradient))
+    # a single observation and a single category
+    gp1 = _core.MixedGP(h[:1], x[:1], np.array([1.0]), np.array([0.3, 0.3]), 1.0, 0.5, 1e-6)
+    index, value = gp1.value_proposals(np.zeros((1, 1), np.int32), rng.random((16, 2)), 1.0)
+    assert np.isfinite(value[0])
