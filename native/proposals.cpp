@@ -39,7 +39,7 @@ ProposalResult value_proposals(const MixedGP& gp, const IntMatrix& combinations_
   if (combinations_in.cols() != gp.h().cols()) throw std::invalid_argument("value_proposals: combinations have the wrong number of categorical variables");
   if (candidates.cols() != gp.x().cols()) throw std::invalid_argument("value_proposals: candidates have the wrong number of numeric dimensions");
   if (!candidates.allFinite()) throw std::invalid_argument("value_proposals: candidates contain NaN or inf");
-  if (combinations_in.minCoeff() < 0) throw std::invalid_argument("value_proposals: categorical codes must be >= 0");
+  if (combinations_in.size() > 0 && combinations_in.minCoeff() < 0) throw std::invalid_argument("value_proposals: categorical codes must be >= 0");
   if (!std::isfinite(best)) throw std::invalid_argument("value_proposals: the incumbent must be finite");
 
   // No categorical variable: one virtual variable with one level that every point shares,

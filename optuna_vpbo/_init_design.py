@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 
 from optuna_vpbo import _core
-from optuna_vpbo._proposals import sobol_candidates
 
 # Random (h, x) points on which the distribution of the maximum value is approximated.
 N_MAX_VALUE_POINTS = 1000
@@ -42,13 +41,10 @@ def max_value_samples(
 def mes_numeric_point(
     gp: _core.MixedGP,
     h: np.ndarray,
-    n_numeric: int,
     max_values: np.ndarray,
-    n_candidates: int,
-    rng: np.random.Generator,
+    candidates: np.ndarray,
 ) -> np.ndarray:
-    """The Sobol candidate x that maximises MES for the fixed combination ``h``."""
-    candidates = sobol_candidates(n_numeric, n_candidates, rng)
+    """The candidate x that maximises MES for the fixed combination ``h``."""
     h_rows = np.repeat(h.reshape(1, -1), len(candidates), axis=0).astype(np.int32)
     mean, variance = gp.predict(h_rows, candidates)
     values = _core.max_value_entropy_search(mean, np.sqrt(variance), max_values)

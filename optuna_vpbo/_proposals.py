@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 import scipy.optimize
@@ -39,8 +40,11 @@ def sobol_candidates(n_numeric: int, n: int, rng: np.random.Generator) -> np.nda
         return qmc.Sobol(n_numeric, scramble=True, seed=rng).random(n)
 
 
-def refine(gp: _core.MixedGP, h: np.ndarray, x0: np.ndarray, best: float) -> tuple[np.ndarray, float]:
-    """Maximise log EI over x in [0, 1]^d from ``x0`` with the combination ``h`` fixed."""
+def refine(
+    gp: _core.MixedGP, h: np.ndarray, x0: np.ndarray, best: float, snap: Callable[[np.ndarray], np.ndarray]
+) -> tuple[np.ndarray, float]:
+    """Maximise log EI over x in [0, 1]^d from ``x0`` with the combination ``h`` fixed; the
+    result is snapped to the parameters' grids and scored there."""
     h_row = h.reshape(1, -1).astype(np.int32)
 
     def negative(x: np.ndarray) -> tuple[float, np.ndarray]:
@@ -59,9 +63,11 @@ def refine(gp: _core.MixedGP, h: np.ndarray, x0: np.ndarray, best: float) -> tup
         )
     except (RuntimeError, ValueError):
         return x0, value0
-    if np.all(np.isfinite(result.x)) and -result.fun > value0:
-        return np.clip(result.x, 0.0, 1.0), float(-result.fun)
-    return x0, value0
+    if not np.all(np.isfinite(result.x)):
+        return x0, value0
+    x = snap(np.clip(result.x, 0.0, 1.0).reshape(1, -1))[0]
+    value = -negative(x)[0]
+    return (x, value) if value > value0 else (x0, value0)
 
 
 def propose(
@@ -73,11 +79,13 @@ def propose(
     n_refine: int,
     extra_starts: list[tuple[np.ndarray, np.ndarray]],
     n_ranking: int,
+    snap: Callable[[np.ndarray], np.ndarray],
 ) -> Proposal:
     """Value proposals for all ``combinations`` and the chosen next point.
 
     ``extra_starts`` are (h, x) pairs (for example the incumbent) refined in addition to the
-    ``n_refine`` best proposals. Ties go to the earlier combination.
+    ``n_refine`` best proposals; ``snap`` moves points onto the parameters' grids. Ties go to the
+    earlier combination.
     """
     best_index, values = gp.value_proposals(combinations, candidates, best)
     order = np.argsort(-values, kind="stable")
@@ -86,7 +94,7 @@ def propose(
         starts = [(h, x) for h, x, _ in chosen[:n_refine]] + list(extra_starts)
         refined = []
         for h, x0 in starts:
-            x, value = refine(gp, h, x0, best)
+            x, value = refine(gp, h, x0, best, snap)
             refined.append((h, x, value))
         chosen = sorted(refined + chosen, key=lambda item: -item[2])
     h, x, value = chosen[0]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import logging
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -25,7 +24,7 @@ from optuna_vpbo._proposals import propose, sobol_candidates
 from optuna_vpbo._targets import OUTPUT_TRANSFORMS, transformed_targets
 from optuna_vpbo.search_space import MixedSpaceEncoder
 
-_logger = logging.getLogger(__name__)
+_logger = optuna.logging.get_logger(__name__)
 _THREADPOOLS = threadpoolctl.ThreadpoolController()
 
 # Running trials publish their suggestion here so that other workers treat them as pending.
@@ -228,11 +227,12 @@ class VPBOSampler(BaseSampler):
                 np.vstack([h, h_pending]), np.vstack([x, x_pending]), np.concatenate([y, mean])
             )
 
+        candidates = encoder.round_to_grid(sobol_candidates(encoder.n_numeric, settings.n_candidates, rng))
         if len(complete) < settings.n_startup_trials:
             max_values = max_value_samples(gp, encoder.n_levels, h, x, float(y.max()), rng)
             h_next = random_combination(encoder.n_levels, rng)
             x_next = (
-                mes_numeric_point(gp, h_next, encoder.n_numeric, max_values, settings.n_candidates, rng)
+                mes_numeric_point(gp, h_next, max_values, candidates)
                 if encoder.n_numeric
                 else np.zeros(0)
             )
@@ -245,11 +245,12 @@ class VPBOSampler(BaseSampler):
         proposal = propose(
             gp,
             combinations,
-            sobol_candidates(encoder.n_numeric, settings.n_candidates, rng),
+            candidates,
             float(y[incumbent]),
             n_refine=settings.n_refine,
             extra_starts=[(h[incumbent], x[incumbent])] if settings.n_refine else [],
             n_ranking=_N_RANKING,
+            snap=encoder.round_to_grid,
         )
         return encoder.decode(proposal.h, proposal.x)
 

@@ -57,7 +57,8 @@ class _NumericScale:
 
     def decode(self, unit: float) -> int | float:
         dist = self.distribution
-        v = self.low + min(1.0, max(0.0, float(unit))) * (self.high - self.low)
+        unit = min(1.0, max(0.0, float(unit)))
+        v = self.low + unit * (self.high - self.low)
         if self.log:
             v = math.exp(v)
         if self.is_int:
@@ -65,10 +66,27 @@ class _NumericScale:
             k = round((v - dist.low) / grid)
             return int(min(dist.high, max(dist.low, dist.low + k * grid)))
         if self.step is not None:
-            k = round((v - dist.low) / self.step)
-            k = min(k, int(round((dist.high - dist.low) / self.step)))
-            return float(dist.low + max(k, 0) * self.step)
+            n_steps = int(round((dist.high - dist.low) / self.step))
+            k = min(max(int(round((v - dist.low) / self.step)), 0), n_steps)
+            # The top grid point is `high` itself: low + n * step can miss it by an ulp.
+            return float(dist.high) if k == n_steps else float(min(dist.high, dist.low + k * self.step))
+        if unit in (0.0, 1.0):  # exact bounds: exp(log(low)) can miss low by an ulp
+            return float(dist.low if unit == 0.0 else dist.high)
         return float(min(dist.high, max(dist.low, v)))
+
+    def snap(self, units: np.ndarray) -> np.ndarray:
+        """Move encoded values to the encodings of their nearest grid points (vectorised)."""
+        if not (self.is_int or self.step is not None):
+            return units
+        dist = self.distribution
+        v = self.low + np.clip(units, 0.0, 1.0) * (self.high - self.low)
+        if self.log:
+            v = np.exp(v)
+        grid = 1 if self.log else dist.step
+        n_steps = round((dist.high - dist.low) / grid)
+        values = dist.low + np.clip(np.round((v - dist.low) / grid), 0, n_steps) * grid
+        scaled = np.log(values) if self.log else values
+        return np.clip((scaled - self.low) / (self.high - self.low), 0.0, 1.0)
 
 
 class MixedSpaceEncoder:
@@ -131,10 +149,9 @@ class MixedSpaceEncoder:
         return params
 
     def round_to_grid(self, x: np.ndarray) -> np.ndarray:
-        """Snap encoded numeric points (m x d) to the encodings of their decoded values."""
+        """Snap encoded numeric points (m x d) to the encodings of their grid points, so that the
+        acquisition is scored where a trial would really be evaluated."""
         out = np.array(x, dtype=np.float64, copy=True)
         for j, name in enumerate(self.numeric_names):
-            scale = self._scales[name]
-            if scale.is_int or scale.step is not None:
-                out[:, j] = [scale.encode(scale.decode(u)) for u in out[:, j]]
+            out[:, j] = self._scales[name].snap(out[:, j])
         return out

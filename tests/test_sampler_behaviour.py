@@ -1,0 +1,373 @@
+"""Behaviour of VPBOSampler inside Optuna studies: odd inputs, protocol, determinism, concurrency.
+
+Most studies use ``n_startup_trials=4`` (conftest.make_sampler): trials 0-1 are random, 2-3 are
+the MES half of the initial design and the GP's value proposals start at trial 4, so a dozen
+trials cover every phase.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import math
+import multiprocessing
+import pickle
+import re
+from typing import Any
+
+import optuna
+import pytest
+from optuna.distributions import CategoricalDistribution, FloatDistribution
+from optuna.trial import TrialState
+
+from conftest import (
+    N_STARTUP,
+    all_params,
+    assert_all_complete,
+    assert_gp_suggestions_used,
+    categorical_only_objective,
+    make_sampler,
+    mixed_objective,
+    published_params,
+    run_study,
+    seeded_run,
+)
+from optuna_vpbo import VPBOSampler
+
+SAMPLER_LOGGER = "optuna_vpbo.sampler"
+_WARNED_PARAM = re.compile(r"The parameter `(\w+)` in Trial#\d+ is sampled independently")
+
+
+def warned_params(caplog: pytest.LogCaptureFixture) -> set[str]:
+    """Parameters that the sampler reported as sampled by the independent sampler."""
+    return {
+        match.group(1)
+        for record in caplog.records
+        if record.name == SAMPLER_LOGGER and (match := _WARNED_PARAM.search(record.getMessage()))
+    }
+
+
+def ask_one_relative(study: optuna.Study, *samplers: VPBOSampler) -> list[dict[str, Any]]:
+    """Each sampler's relative suggestion for the same new trial (which is then failed)."""
+    trial = study.ask()
+    frozen = study._storage.get_trial(trial._trial_id)
+    space = samplers[0].infer_relative_search_space(study, frozen)
+    suggestions = [s.sample_relative(study, frozen, space) for s in samplers]
+    study.tell(trial, state=TrialState.FAIL)
+    return suggestions
+
+
+# --- Objective values ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [math.inf, -math.inf, "all_inf"])
+def test_infinite_values_warn_and_the_study_continues(bad: float | str) -> None:
+    def objective(trial: optuna.Trial) -> float:
+        value = mixed_objective(trial)
+        if bad == "all_inf":
+            return math.inf
+        return bad if trial.number in (1, 5) else value
+
+    with pytest.warns(UserWarning, match="infinite"):
+        study = run_study(objective, 10)
+    assert_all_complete(study, 10)
+    assert_gp_suggestions_used(study)
+    if bad != "all_inf":
+        assert [t.number for t in study.trials if math.isinf(t.value)] == [1, 5]
+
+
+def test_constant_objective_keeps_exploring() -> None:
+    """An objective that ignores its parameters: the GP must not propose one point forever."""
+    study = run_study(lambda t: (mixed_objective(t), 1.0)[1], 12)
+    assert_all_complete(study, 12)
+    assert_gp_suggestions_used(study)
+    points = {tuple(sorted(p.items())) for p in all_params(study)}
+    assert len(points) == 12
+
+
+@pytest.mark.parametrize("values", ["noisy", "identical"])
+def test_duplicate_points(values: str) -> None:
+    point = {"kind": "a", "flag": True, "x": 0.5, "lr": 0.01, "n": 3}
+    study = optuna.create_study(sampler=make_sampler())
+    for _ in range(6):
+        study.enqueue_trial(point)
+    counter = itertools.count()
+    noise = (lambda: 0.01 * next(counter)) if values == "noisy" else (lambda: 0.0)
+    study.optimize(lambda t: mixed_objective(t) + noise(), n_trials=10)
+    assert_all_complete(study, 10)
+    assert all_params(study)[:6] == [point] * 6
+    assert_gp_suggestions_used(study, first=6)
+
+
+# --- Search space shapes ------------------------------------------------------------------
+
+
+def test_single_category_is_left_to_optuna(caplog: pytest.LogCaptureFixture) -> None:
+    def objective(trial: optuna.Trial) -> float:
+        only = trial.suggest_categorical("c", ["only"])
+        kind = trial.suggest_categorical("k", ["a", "b"])
+        return trial.suggest_float("x", -1.0, 1.0) ** 2 + (kind == "b") + len(only)
+
+    with caplog.at_level(logging.WARNING, logger=SAMPLER_LOGGER):
+        study = run_study(objective, 10)
+    assert_all_complete(study, 10)
+    assert all(p["c"] == "only" for p in all_params(study))
+    assert_gp_suggestions_used(study)
+    assert set(published_params(study.trials[-1])) == {"k", "x"}
+    assert warned_params(caplog) == set()
+
+
+def _numeric_only(trial: optuna.Trial) -> float:
+    x = trial.suggest_float("x", -1.0, 1.0)
+    n = trial.suggest_int("n", 0, 6)
+    return x**2 + (n - 2) ** 2
+
+
+def _single_category_and_float(trial: optuna.Trial) -> float:
+    trial.suggest_categorical("c", ["only"])
+    return (trial.suggest_float("x", -1.0, 1.0) - 0.2) ** 2
+
+
+@pytest.mark.forked
+@pytest.mark.parametrize("objective", [_numeric_only, _single_category_and_float], ids=["float_int", "only_category"])
+def test_search_space_without_categoricals(objective) -> None:
+    study = run_study(objective, 8)
+    assert_all_complete(study, 8)
+    assert_gp_suggestions_used(study)
+
+
+def test_categorical_only() -> None:
+    study = run_study(categorical_only_objective, 12)
+    assert_all_complete(study, 12)
+    assert_gp_suggestions_used(study)
+    assert study.best_params == {"a": 0, "b": "x"}
+
+
+@pytest.mark.parametrize("max_enumerated", [4096, 64], ids=["enumerated", "sampled"])
+def test_ten_binary_categoricals(max_enumerated: int) -> None:
+    def objective(trial: optuna.Trial) -> float:
+        bits = [trial.suggest_categorical(f"b{i}", [0, 1]) for i in range(10)]
+        return sum((i + 1) * b for i, b in enumerate(bits)) + trial.suggest_float("x", 0.0, 1.0)
+
+    study = run_study(objective, 12, make_sampler(max_enumerated_combinations=max_enumerated))
+    assert_all_complete(study, 12)
+    assert_gp_suggestions_used(study)
+    assert all(p[f"b{i}"] in (0, 1) for p in all_params(study) for i in range(10))
+
+
+def test_int_stepped_and_log_params_stay_on_their_grids() -> None:
+    def objective(trial: optuna.Trial) -> float:
+        kind = trial.suggest_categorical("kind", ["p", "q"])
+        a = trial.suggest_int("a", 0, 20, step=4)
+        b = trial.suggest_int("b", 1, 512, log=True)
+        c = trial.suggest_float("c", -2.0, 2.0, step=0.25)
+        d = trial.suggest_float("d", 1e-6, 1.0, log=True)
+        return (a - 8) ** 2 + math.log2(b) + c**2 + math.log10(d) ** 2 + (kind == "q")
+
+    study = run_study(objective, 12)
+    assert_all_complete(study, 12)
+    assert_gp_suggestions_used(study)
+    for trial in study.trials:
+        for name, value in trial.params.items():
+            dist = trial.distributions[name]
+            assert dist._contains(dist.to_internal_repr(value)), (name, value)
+            expected = {"a": int, "b": int, "c": float, "d": float, "kind": str}[name]
+            assert type(value) is expected
+
+
+def test_gp_suggestion_at_the_top_of_a_stepped_float_is_used() -> None:
+    """The GP proposes the unobserved top grid point 3.4; it must decode to exactly 3.4 (low +
+    n * step is 3.4000000000000004, which Optuna would reject and replace by a random value)."""
+    space = {"c": CategoricalDistribution(["a", "b"]), "x": FloatDistribution(0.1, 3.4, step=0.1)}
+    study = optuna.create_study(sampler=make_sampler(warn_independent_sampling=False))
+    for k, c in itertools.product(range(0, 33, 2), "ab"):
+        x = round(0.1 + 0.1 * k, 10)
+        study.add_trial(optuna.create_trial(params={"c": c, "x": x}, distributions=space, value=-x + (c == "b")))
+    n_given = len(study.trials)
+    trial = study.ask(space)
+    study.tell(trial, -trial.params["x"])
+    assert_gp_suggestions_used(study, first=n_given)
+
+
+@pytest.mark.parametrize("direction", ["minimize", "maximize"])
+def test_direction_is_honoured(direction: str) -> None:
+    sign = 1.0 if direction == "minimize" else -1.0
+
+    def objective(trial: optuna.Trial) -> float:
+        kind = trial.suggest_categorical("kind", ["good", "bad"])
+        return sign * ((trial.suggest_float("x", -2.0, 2.0) - 0.3) ** 2 + (kind == "bad"))
+
+    study = run_study(objective, 16, direction=direction)
+    assert_all_complete(study, 16)
+    assert study.best_params["kind"] == "good"
+    assert abs(study.best_params["x"] - 0.3) < 0.05
+    # The GP phase concentrates on the optimum: its trials beat the initial design on average.
+    values = [sign * t.value for t in study.trials]
+    assert sum(values[N_STARTUP:]) / len(values[N_STARTUP:]) < sum(values[:N_STARTUP]) / N_STARTUP
+
+
+def test_failed_and_pruned_trials_are_skipped_not_lost() -> None:
+    def objective(trial: optuna.Trial) -> float:
+        value = mixed_objective(trial)
+        if trial.number % 4 == 1:
+            raise RuntimeError("objective failed")
+        if trial.number % 4 == 2:
+            trial.report(value, step=0)
+            raise optuna.TrialPruned()
+        return value
+
+    study = optuna.create_study(sampler=make_sampler())
+    study.optimize(objective, n_trials=16, catch=(RuntimeError,))
+    states = [t.state for t in study.trials]
+    assert len(states) == 16
+    assert states.count(TrialState.COMPLETE) == 8
+    assert states.count(TrialState.FAIL) == 4
+    assert states.count(TrialState.PRUNED) == 4
+    complete = [t for t in study.trials if t.state == TrialState.COMPLETE]
+    assert all(published_params(t) for t in complete[N_STARTUP:]), "GP phase not reached"
+
+
+def test_nan_objective_fails_the_trial_and_the_study_continues() -> None:
+    study = run_study(lambda t: math.nan if t.number == 3 else mixed_objective(t), 10)
+    states = [t.state for t in study.trials]
+    assert states[3] == TrialState.FAIL
+    assert states.count(TrialState.COMPLETE) == 9
+    assert published_params(study.trials[-1])
+
+
+def test_enqueued_trials_are_honoured() -> None:
+    study = run_study(mixed_objective, 6)
+    full = {"kind": "c", "flag": False, "x": 1.75, "lr": 0.05, "n": 8}
+    study.enqueue_trial(full)
+    study.enqueue_trial({"kind": "b", "x": -1.5})
+    study.optimize(mixed_objective, n_trials=3)
+    assert_all_complete(study, 9)
+    assert study.trials[6].params == full
+    assert study.trials[7].params["kind"] == "b" and study.trials[7].params["x"] == -1.5
+    assert set(study.trials[7].params) == set(full)
+    suggestion = published_params(study.trials[8])
+    assert suggestion and {k: study.trials[8].params[k] for k in suggestion} == suggestion
+
+
+@pytest.mark.parametrize("warn", [True, False])
+def test_dynamic_parameter_goes_to_the_independent_sampler(warn: bool, caplog: pytest.LogCaptureFixture) -> None:
+    def objective(trial: optuna.Trial) -> float:
+        value = mixed_objective(trial)
+        if trial.number % 3 == 0:
+            value += trial.suggest_float("extra", 0.0, 1.0)
+        return value
+
+    with caplog.at_level(logging.WARNING, logger=SAMPLER_LOGGER):
+        study = run_study(objective, 12, make_sampler(warn_independent_sampling=warn))
+    assert_all_complete(study, 12)
+    assert_gp_suggestions_used(study)
+    for trial in study.trials:
+        suggestion = published_params(trial) or {}
+        assert "extra" not in suggestion
+        assert ("extra" in trial.params) == (trial.number % 3 == 0)
+        if "extra" in trial.params:
+            assert 0.0 <= trial.params["extra"] <= 1.0
+    assert warned_params(caplog) == ({"extra"} if warn else set())
+
+
+def test_initial_design_phases() -> None:
+    """Random first half, then MES (with a published suggestion); all random without MES."""
+    with_mes = run_study(mixed_objective, 8, make_sampler(n_startup_trials=6))
+    assert [published_params(t) is not None for t in with_mes.trials] == [False] * 3 + [True] * 5
+    random_only = run_study(mixed_objective, 8, make_sampler(n_startup_trials=6, search_initialization=False))
+    assert [published_params(t) is not None for t in random_only.trials] == [False] * 6 + [True] * 2
+
+
+# --- Arguments ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"n_candidates": 0}, "n_candidates must be a positive integer, got 0"),
+        ({"preset": "nope"}, "Unknown preset 'nope'"),
+        ({"seed": "x"}, "seed must be an int or None, got 'x'"),
+        ({"seed": 1.5}, "seed must be an int or None, got 1.5"),
+        ({"n_startup_trials": -1}, "n_startup_trials must be a non-negative integer, got -1"),
+        ({"n_refine": 2.0}, "n_refine must be a non-negative integer, got 2.0"),
+        ({"refit_interval": 0}, "refit_interval must be a positive integer, got 0"),
+        ({"n_restarts": 0}, "n_restarts must be a positive integer, got 0"),
+        ({"max_enumerated_combinations": 0}, "max_enumerated_combinations must be a positive integer"),
+        ({"search_initialization": "yes"}, "search_initialization must be a bool"),
+    ],
+    ids=lambda v: next(iter(v)) if isinstance(v, dict) else None,
+)
+def test_invalid_arguments_raise_clear_errors(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        VPBOSampler(**kwargs)
+
+
+def test_explicit_arguments_override_the_preset() -> None:
+    paper = VPBOSampler(preset="paper").settings
+    assert (paper.n_candidates, paper.n_refine, paper.n_restarts) == (200, 0, 5)
+    overridden = VPBOSampler(preset="paper", n_candidates=7, n_refine=1).settings
+    assert (overridden.n_candidates, overridden.n_refine, overridden.n_restarts) == (7, 1, 5)
+
+
+# --- Determinism --------------------------------------------------------------------------
+
+
+def test_same_seed_same_suggestions_and_different_seed_differs() -> None:
+    first, second, other = seeded_run(0, 20), seeded_run(0, 20), seeded_run(1, 20)
+    assert first == second
+    assert all(a != b for a, b in zip(first[N_STARTUP:], other[N_STARTUP:])), "GP phase ignores the seed"
+
+
+def test_same_seed_reproduces_in_a_spawned_process() -> None:
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        remote = pool.apply(seeded_run, (7, 12))
+    assert remote == seeded_run(7, 12)
+
+
+def test_pickled_sampler_continues_the_study() -> None:
+    sampler = make_sampler(seed=3)
+    study = run_study(mixed_objective, 8, sampler)
+    restored = pickle.loads(pickle.dumps(sampler))
+    assert restored.settings == sampler.settings
+    original_next, restored_next = ask_one_relative(study, sampler, restored)
+    assert original_next and original_next == restored_next
+    study.sampler = restored
+    study.optimize(mixed_objective, n_trials=4)
+    assert len(study.trials) == 13
+    assert [t.state for t in study.trials].count(TrialState.COMPLETE) == 12
+    assert all(published_params(t) for t in study.trials[9:])
+
+
+def test_reseed_rng_changes_subsequent_suggestions() -> None:
+    sampler = make_sampler(seed=5)
+    study = run_study(mixed_objective, 8, sampler)
+    twin = pickle.loads(pickle.dumps(sampler))  # same seed and the same cached GP fit
+    before, twin_before = ask_one_relative(study, sampler, twin)
+    assert before and before == twin_before
+    sampler.reseed_rng()
+    after, twin_after = ask_one_relative(study, sampler, twin)
+    assert after and after != twin_after
+
+
+# --- Concurrency and multi-objective ------------------------------------------------------
+
+
+def test_two_threads_complete_every_trial_with_distinct_points() -> None:
+    study = optuna.create_study(sampler=make_sampler())
+    study.optimize(mixed_objective, n_trials=30, n_jobs=2)
+    assert_all_complete(study, 30)
+    points = {tuple(sorted(p.items())) for p in all_params(study)}
+    assert len(points) == 30
+
+
+def test_multi_objective_falls_back_to_the_independent_sampler(caplog: pytest.LogCaptureFixture) -> None:
+    def objective(trial: optuna.Trial) -> tuple[float, float]:
+        value = mixed_objective(trial)
+        return value, trial.params["x"]
+
+    with caplog.at_level(logging.WARNING, logger=SAMPLER_LOGGER):
+        study = run_study(objective, 12, directions=["minimize", "maximize"])
+    assert_all_complete(study, 12)
+    assert all(published_params(t) is None for t in study.trials)
+    assert all(len(t.values) == 2 for t in study.trials)
+    assert warned_params(caplog) == set()
