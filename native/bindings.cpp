@@ -47,6 +47,18 @@ PYBIND11_MODULE(_core, m) {
           },
           py::arg("h"), py::arg("x"), "Posterior mean and latent variance at query points.")
       .def(
+          "predict_with_gradient",
+          [](const MixedGP& gp, const IntMatrix& h, const Vector& x) {
+            double mean = 0.0, variance = 0.0;
+            Vector mean_grad, variance_grad;
+            {
+              py::gil_scoped_release release;
+              gp.predict_with_gradient(h, x, mean, variance, mean_grad, variance_grad);
+            }
+            return py::make_tuple(mean, variance, mean_grad, variance_grad);
+          },
+          py::arg("h"), py::arg("x"), "Mean, latent variance and their gradients w.r.t. x at one point (h: 1 x k).")
+      .def(
           "log_ei_with_gradient",
           [](const MixedGP& gp, const IntMatrix& h, const Vector& x, double best) {
             double mean = 0.0, variance = 0.0, value = 0.0;

@@ -256,3 +256,14 @@ def test_degenerate_data_stays_finite():
     gp1 = _core.MixedGP(h[:1], x[:1], np.array([1.0]), np.array([0.3, 0.3]), 1.0, 0.5, 1e-6)
     index, value = gp1.value_proposals(np.zeros((1, 1), np.int32), rng.random((16, 2)), 1.0)
     assert np.isfinite(value[0])
+
+
+def test_mean_and_variance_gradients_match_finite_differences():
+    rng = np.random.default_rng(13)
+    h, x, y = random_data(rng, 25, [3], 2)
+    gp = _core.MixedGP(h, x, y, np.array([0.4, 0.7]), 1.1, 0.3, 1e-3)
+    hq, xq = np.array([[1]], np.int32), rng.uniform(0.1, 0.9, 2)
+    _, _, mean_grad, var_grad = gp.predict_with_gradient(hq, xq)
+    for i, e in enumerate(np.eye(2)):
+        assert mean_grad[i] == pytest.approx(five_point_derivative(lambda t: gp.predict_with_gradient(hq, xq + t * e)[0]), rel=1e-6)
+        assert var_grad[i] == pytest.approx(five_point_derivative(lambda t: gp.predict_with_gradient(hq, xq + t * e)[1]), rel=1e-5, abs=1e-9)
