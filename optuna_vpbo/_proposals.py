@@ -77,26 +77,29 @@ def propose(
     best: float,
     *,
     n_refine: int,
-    extra_starts: list[tuple[np.ndarray, np.ndarray]],
+    observed_h: np.ndarray,
+    observed_x: np.ndarray,
     n_ranking: int,
     snap: Callable[[np.ndarray], np.ndarray],
 ) -> Proposal:
     """Value proposals for all ``combinations`` and the chosen next point.
 
-    ``extra_starts`` are (h, x) pairs (for example the incumbent) refined in addition to the
-    ``n_refine`` best proposals; ``snap`` moves points onto the parameters' grids. Ties go to the
-    earlier combination.
+    The combination is chosen on the candidate set alone, so that every combination's proposal
+    is measured the same way (refining only some proposals would inflate exactly those). Then
+    up to ``n_refine`` L-BFGS-B runs refine x within the chosen combination: from its best
+    candidate and from the observed points of that combination (``observed_h``, ``observed_x``,
+    best first). ``snap`` moves points onto the parameters' grids. Ties go to the earlier
+    combination.
     """
     best_index, values = gp.value_proposals(combinations, candidates, best)
     order = np.argsort(-values, kind="stable")
-    chosen = [(combinations[c], candidates[best_index[c]], float(values[c])) for c in order]
+    chosen = int(order[0])
+    h, x, value = combinations[chosen], candidates[best_index[chosen]], float(values[chosen])
     if candidates.shape[1] > 0 and n_refine > 0:
-        starts = [(h, x) for h, x, _ in chosen[:n_refine]] + list(extra_starts)
-        refined = []
-        for h, x0 in starts:
-            x, value = refine(gp, h, x0, best, snap)
-            refined.append((h, x, value))
-        chosen = sorted(refined + chosen, key=lambda item: -item[2])
-    h, x, value = chosen[0]
+        same_combination = np.all(observed_h == h, axis=1)
+        for x0 in [x, *observed_x[same_combination][: n_refine - 1]]:
+            x_refined, value_refined = refine(gp, h, x0, best, snap)
+            if value_refined > value:
+                x, value = x_refined, value_refined
     ranking = [(tuple(int(a) for a in combinations[c]), float(values[c])) for c in order[:n_ranking]]
-    return Proposal(np.asarray(h, dtype=np.int32), np.asarray(x, dtype=np.float64), float(value), ranking)
+    return Proposal(np.asarray(h, dtype=np.int32), np.asarray(x, dtype=np.float64), value, ranking)

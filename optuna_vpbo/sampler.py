@@ -42,7 +42,7 @@ class VPBOSettings:
     n_startup_trials: int = 24
     search_initialization: bool = True
     n_candidates: int = 512
-    n_refine: int = 5
+    n_refine: int = 3
     refit_interval: int = 10
     n_restarts: int = 3
     max_enumerated_combinations: int = 4096
@@ -95,7 +95,8 @@ class VPBOSampler(BaseSampler):
         search_initialization: Choose the numeric part of the second half of the initial design
             by MES (paper: True); if False the whole initial design is random.
         n_candidates: Quasi-random numeric candidates shared by all combinations (paper: 200).
-        n_refine: How many of the best proposals are refined by L-BFGS-B (paper: 0).
+        n_refine: L-BFGS-B runs refining x within the chosen combination, from its best
+            candidate and its best observed points (paper: 0).
         refit_interval: Refit the GP hyperparameters every this many trials (paper: 10).
         n_restarts: L-BFGS-B starts per hyperparameter fit, one warm-started (paper: 5).
         max_enumerated_combinations: Above this many categorical combinations, proposals go to a
@@ -238,17 +239,18 @@ class VPBOSampler(BaseSampler):
             )
             return encoder.decode(h_next, x_next)
 
+        best_first = np.argsort(-y, kind="stable")
         combinations = candidate_combinations(
-            encoder.n_levels, settings.max_enumerated_combinations, rng, h[np.argsort(-y, kind="stable")]
+            encoder.n_levels, settings.max_enumerated_combinations, rng, h[best_first]
         )
-        incumbent = int(np.argmax(y))
         proposal = propose(
             gp,
             combinations,
             candidates,
-            float(y[incumbent]),
+            float(y[best_first[0]]),
             n_refine=settings.n_refine,
-            extra_starts=[(h[incumbent], x[incumbent])] if settings.n_refine else [],
+            observed_h=h[best_first],
+            observed_x=x[best_first],
             n_ranking=_N_RANKING,
             snap=encoder.round_to_grid,
         )
