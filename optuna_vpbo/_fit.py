@@ -55,10 +55,14 @@ class GPHyperparameters:
         return _core.MixedGP(h, x, y, self.lengthscales, self.variance, self.lam, self.noise)
 
 
-def theta_bounds(n_numeric: int, lam_bounds: tuple[float, float] = LAMBDA_BOUNDS) -> list[tuple[float, float]]:
+def theta_bounds(
+    n_numeric: int,
+    lam_bounds: tuple[float, float] = LAMBDA_BOUNDS,
+    variance_bounds: tuple[float, float] = VARIANCE_BOUNDS,
+) -> list[tuple[float, float]]:
     log_ls = (math.log(LENGTHSCALE_BOUNDS[0]), math.log(LENGTHSCALE_BOUNDS[1]))
     return [log_ls] * n_numeric + [
-        (math.log(VARIANCE_BOUNDS[0]), math.log(VARIANCE_BOUNDS[1])),
+        (math.log(variance_bounds[0]), math.log(variance_bounds[1])),
         (math.log(NOISE_BOUNDS[0]), math.log(NOISE_BOUNDS[1])),
         lam_bounds,
     ]
@@ -73,17 +77,19 @@ def fit_hyperparameters(
     n_restarts: int,
     warm_start: GPHyperparameters | None = None,
     lam_bounds: tuple[float, float] = LAMBDA_BOUNDS,
+    variance_bounds: tuple[float, float] = VARIANCE_BOUNDS,
 ) -> GPHyperparameters:
     """Maximum-likelihood hyperparameters from ``n_restarts`` L-BFGS-B runs.
 
     The first run starts from ``warm_start`` (the previous fit) or the defaults; the others from
     points drawn uniformly in the log-bounds. A start whose likelihood cannot be evaluated (a
     Cholesky failure) is skipped; if every start fails, the start point is returned.
-    ``lam_bounds`` (a sub-interval of [0, 1]) bounds lambda; equal bounds fix it, as CoCaBO's
-    fixed mix does, and lambda = 1 with no categorical column gives a plain Matern GP.
+    ``lam_bounds`` (a sub-interval of [0, 1]) and ``variance_bounds`` bound lambda and the output
+    variance; equal bounds fix them, as CoCaBO fixes the variance at 1 and optionally the mix at
+    0.5; lambda = 1 with no categorical column gives a plain Matern GP.
     """
     n_numeric = x.shape[1]
-    bounds = theta_bounds(n_numeric, lam_bounds)
+    bounds = theta_bounds(n_numeric, lam_bounds, variance_bounds)
     lows, highs = np.array(bounds).T
     first = (warm_start or GPHyperparameters.default(n_numeric)).to_theta()
     starts = [np.clip(first, lows, highs)]

@@ -31,6 +31,8 @@ _THREADPOOLS = threadpoolctl.ThreadpoolController()
 _RELATIVE_PARAMS_KEY = "vpbo:relative_params"
 # Optuna's RDB storage keeps system attributes under 2046 characters.
 _SYSTEM_ATTR_MAX_LENGTH = 2045
+# The trial user attribute of the diagnostics (``record_proposals``).
+_DIAGNOSTICS_KEY = "vpbo"
 # How many of the best value proposals a Proposal keeps for diagnostics.
 _N_RANKING = 5
 
@@ -47,6 +49,7 @@ class VPBOSettings:
     n_restarts: int = 3
     max_enumerated_combinations: int = 4096
     output_transform: str = "yeo-johnson"
+    record_proposals: bool = False
 
     def __post_init__(self) -> None:
         if self.output_transform not in OUTPUT_TRANSFORMS:
@@ -57,8 +60,9 @@ class VPBOSettings:
         for name in ("n_startup_trials", "n_refine"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
                 raise ValueError(f"{name} must be a non-negative integer, got {getattr(self, name)!r}.")
-        if not isinstance(self.search_initialization, bool):
-            raise ValueError("search_initialization must be a bool.")
+        for name in ("search_initialization", "record_proposals"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}.")
 
 
 PRESETS: dict[str, VPBOSettings] = {
@@ -103,6 +107,10 @@ class VPBOSampler(BaseSampler):
             sample of combinations plus the neighbours of the best observed ones.
         output_transform: ``"standardize"`` (paper), ``"yeo-johnson"`` or ``"copula"``: how
             objective values become the GP's targets.
+        record_proposals: Write diagnostics into each trial's user attribute ``"vpbo"`` (shown by
+            optuna-dashboard): the phase that chose the trial (``random``, ``mes`` or
+            ``proposals``), the best value proposals (combination and log EI), and the fitted
+            lambda, lengthscales and noise.
         independent_sampler: Sampler for parameters outside the relative search space and for
             the random part of the initial design (default: ``RandomSampler(seed)``).
         warn_independent_sampling: Warn when a parameter falls back to the independent sampler
@@ -122,6 +130,7 @@ class VPBOSampler(BaseSampler):
         n_restarts: int | None = None,
         max_enumerated_combinations: int | None = None,
         output_transform: str | None = None,
+        record_proposals: bool | None = None,
         independent_sampler: BaseSampler | None = None,
         warn_independent_sampling: bool = True,
     ) -> None:
@@ -136,6 +145,7 @@ class VPBOSampler(BaseSampler):
             "n_restarts": n_restarts,
             "max_enumerated_combinations": max_enumerated_combinations,
             "output_transform": output_transform,
+            "record_proposals": record_proposals,
         }
         self._settings = dataclasses.replace(
             PRESETS[preset], **{k: v for k, v in overrides.items() if v is not None}
@@ -181,6 +191,7 @@ class VPBOSampler(BaseSampler):
     ) -> dict[str, Any]:
         if not search_space or study._is_multi_objective():
             # Multi-objective studies use the independent sampler (see the README).
+            self._record(study, trial, {"phase": "random"})
             return {}
         # One BLAS thread: the native core is single-threaded by design, and SciPy's L-BFGS-B with
         # a multi-threaded OpenBLAS spins and slows down badly on a busy machine.
@@ -210,6 +221,7 @@ class VPBOSampler(BaseSampler):
             settings.n_startup_trials // 2 if settings.search_initialization else settings.n_startup_trials
         )
         if len(complete) < max(n_random, 1):
+            self._record(study, trial, {"phase": "random"})
             return {}
 
         encoder = MixedSpaceEncoder(search_space)
@@ -237,6 +249,7 @@ class VPBOSampler(BaseSampler):
                 if encoder.n_numeric
                 else np.zeros(0)
             )
+            self._record(study, trial, {"phase": "mes", **_model_diagnostics(hyperparameters, encoder)})
             return encoder.decode(h_next, x_next)
 
         best_first = np.argsort(-y, kind="stable")
@@ -254,7 +267,21 @@ class VPBOSampler(BaseSampler):
             n_ranking=_N_RANKING,
             snap=encoder.round_to_grid,
         )
+        if settings.record_proposals:
+            top = [
+                {"params": _categorical_params(encoder, combination), "log_ei": round(value, 4)}
+                for combination, value in proposal.ranking
+            ]
+            self._record(
+                study,
+                trial,
+                {"phase": "proposals", "top_proposals": top, **_model_diagnostics(hyperparameters, encoder)},
+            )
         return encoder.decode(proposal.h, proposal.x)
+
+    def _record(self, study: Study, trial: FrozenTrial, diagnostics: dict[str, Any]) -> None:
+        if self._settings.record_proposals:
+            study._storage.set_trial_user_attr(trial._trial_id, _DIAGNOSTICS_KEY, diagnostics)
 
     def _model(
         self,
@@ -321,6 +348,23 @@ class VPBOSampler(BaseSampler):
         values: Sequence[float] | None,
     ) -> None:
         self._independent_sampler.after_trial(study, trial, state, values)
+
+
+def _categorical_params(encoder: MixedSpaceEncoder, combination: Sequence[int]) -> dict[str, Any]:
+    return {
+        name: encoder.decode_categorical(name, code)
+        for name, code in zip(encoder.categorical_names, combination)
+    }
+
+
+def _model_diagnostics(hyperparameters: GPHyperparameters, encoder: MixedSpaceEncoder) -> dict[str, Any]:
+    return {
+        "lambda": round(hyperparameters.lam, 4),
+        "noise": float(f"{hyperparameters.noise:.3g}"),
+        "lengthscales": {
+            name: round(float(ls), 4) for name, ls in zip(encoder.numeric_names, hyperparameters.lengthscales)
+        },
+    }
 
 
 def _seed_entropy(seed: int | None) -> int:

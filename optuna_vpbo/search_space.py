@@ -139,11 +139,14 @@ class MixedSpaceEncoder:
                 x[i, j] = self._scales[name].encode(params[name])
         return h, x
 
+    def decode_categorical(self, name: str, code: int) -> Any:
+        return self._categoricals[name].to_external_repr(int(code))
+
     def decode(self, h: np.ndarray, x: np.ndarray) -> dict[str, Any]:
         """Decode one point into Optuna parameter values (native Python types, on the grids)."""
         params: dict[str, Any] = {}
         for j, name in enumerate(self.categorical_names):
-            params[name] = self._categoricals[name].to_external_repr(int(h[j]))
+            params[name] = self.decode_categorical(name, h[j])
         for j, name in enumerate(self.numeric_names):
             params[name] = self._scales[name].decode(float(x[j]))
         return params

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from optuna_vpbo.benchmarks.oracle import ORACLE
 from optuna_vpbo.benchmarks.problems import PROBLEM_NAMES
 from optuna_vpbo.benchmarks.report import regret_table
 from optuna_vpbo.benchmarks.runner import run
@@ -23,7 +24,7 @@ def main(argv: list[str] | None = None) -> None:
     for name in ("run", "report"):
         sub = commands.add_parser(name)
         sub.add_argument("--problems", type=_names, required=True, help=f"comma-separated, from {', '.join(PROBLEM_NAMES)}")
-        sub.add_argument("--samplers", type=_names, required=True, help=f"comma-separated, from {', '.join(SAMPLER_FACTORIES)}")
+        sub.add_argument("--samplers", type=_names, required=True, help=f"comma-separated, from {', '.join([*SAMPLER_FACTORIES, ORACLE])}")
         sub.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder of the per-run JSON files")
     run_parser = commands.choices["run"]
     run_parser.add_argument("--seeds", type=int, default=10, help="seeds 0 .. N-1")

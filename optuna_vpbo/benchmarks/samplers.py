@@ -14,6 +14,8 @@ from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
 from optuna_vpbo import VPBOSampler
+from optuna_vpbo.benchmarks.baselines import BASELINE_FACTORIES
+from optuna_vpbo.benchmarks.smac_sampler import SMACSampler
 
 
 def _gp_sampler(seed: int) -> BaseSampler:
@@ -27,6 +29,9 @@ SAMPLER_FACTORIES: dict[str, Callable[[int], BaseSampler]] = {
     "tpe": lambda seed: optuna.samplers.TPESampler(seed=seed),
     "gp": _gp_sampler,
     "random": lambda seed: optuna.samplers.RandomSampler(seed=seed),
+    # The paper's baselines (sec. 5); "oracle" is run by the runner (see oracle.py).
+    **BASELINE_FACTORIES,
+    "smac": lambda seed: SMACSampler(seed=seed),
 }
 
 
