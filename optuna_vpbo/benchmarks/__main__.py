@@ -6,12 +6,14 @@ import argparse
 from pathlib import Path
 
 from optuna_vpbo.benchmarks.oracle import ORACLE
+from optuna_vpbo.benchmarks.plots import SMOOTH_WINDOW, write_figures
 from optuna_vpbo.benchmarks.problems import PROBLEM_NAMES
-from optuna_vpbo.benchmarks.report import regret_table
+from optuna_vpbo.benchmarks.report import CHECKPOINTS, N_INIT, REPORT_NAME, collect, write_report
 from optuna_vpbo.benchmarks.runner import run
 from optuna_vpbo.benchmarks.samplers import SAMPLER_FACTORIES
 
 DEFAULT_OUT = Path("docs/results")
+DEFAULT_FIGURES = Path("docs/figures")
 
 
 def _names(text: str) -> list[str]:
@@ -31,13 +33,28 @@ def main(argv: list[str] | None = None) -> None:
     run_parser.add_argument("--trials", type=int, default=224)
     run_parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     report_parser = commands.choices["report"]
-    report_parser.add_argument("--checkpoints", type=lambda s: [int(v) for v in _names(s)], default=[50, 100, 224])
-    report_parser.add_argument("--time-from", type=int, default=24, help="first trial counted in the time column")
+    report_parser.add_argument(
+        "--checkpoints",
+        type=lambda s: [int(v) for v in _names(s)],
+        default=list(CHECKPOINTS),
+        help="iterations after the initial design (t = trial - n-init) for the regret table",
+    )
+    report_parser.add_argument("--n-init", type=int, default=N_INIT, help="trials of the initial design")
+    report_parser.add_argument("--figures", type=Path, default=DEFAULT_FIGURES, help="folder of the PNG figures")
+    report_parser.add_argument("--window", type=int, default=SMOOTH_WINDOW, help="smoothing window (iterations)")
     args = parser.parse_args(argv)
     if args.command == "run":
         run(args.problems, args.samplers, range(args.seeds), args.trials, args.out, args.jobs)
     else:
-        print(regret_table(args.out, args.problems, args.samplers, args.checkpoints, args.time_from))
+        report(args)
+
+
+def report(args: argparse.Namespace) -> None:
+    """Tables into <out>/REPORT.md (printed too) and the figures into --figures."""
+    notes: list[str] = []
+    collected = collect(args.out, args.problems, args.samplers, notes)
+    figures = write_figures(collected, args.figures, args.samplers, notes, args.n_init, args.window)
+    print(write_report(args.out / REPORT_NAME, collected, args.samplers, args.checkpoints, figures, notes, args.n_init))
 
 
 if __name__ == "__main__":

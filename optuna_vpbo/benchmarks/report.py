@@ -1,65 +1,239 @@
-"""Summaries of stored benchmark runs: simple regret (or best value) and sampler time."""
+"""Tables of stored benchmark runs, and the loading and trace conventions the figures share.
+
+Conventions (the figures of :mod:`.plots` follow them too):
+
+- Iteration: ``t = trial - n_init`` with trials counted from 1 and ``n_init = 24``, the paper's
+  initial design; ``t = 1`` is the first trial after it, ``t <= 0`` the initial design, and the
+  paper's ``T = 200`` iterations are trials 25 .. 224. Every sampler is counted this way, whatever
+  its own initial design (EXP3BO and Bandit-BO spend 3 of the same trials per arm on theirs).
+- Metric: simple regret of the best-so-far first-objective value where the problem's optimum is
+  known, the best-so-far value otherwise. Multi-objective problems use their first objective
+  only (no hypervolume); failed trials keep the previous best.
+- Mean +- standard error over the seeds; where runs have different lengths, each point uses the
+  runs that reach it.
+- The Oracle (sampler ``oracle``) is loaded apart from the compared samplers: it is a reference
+  line and a row of the regret table, not a sampler of the overhead table.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from optuna_vpbo.benchmarks.problems import get_problem
+from optuna_vpbo.benchmarks.oracle import ORACLE
+from optuna_vpbo.benchmarks.problems import MINIMIZE, Problem, get_problem
 from optuna_vpbo.benchmarks.runner import load_results
 
+N_INIT = 24  # the paper's initial design: 24 trials before iteration 1
+CHECKPOINTS = (50, 100, 200)  # iterations after the initial design
+REPORT_NAME = "REPORT.md"
 
-def best_so_far(record: dict[str, Any], direction: str) -> np.ndarray:
-    """Best first-objective value after each trial (failed trials keep the previous best)."""
-    values = np.array([v[0] if v else math.nan for v in record["values"]], dtype=float)
-    sign = 1.0 if direction == "minimize" else -1.0
-    filled = np.where(np.isnan(values), np.inf, sign * values)
-    return sign * np.minimum.accumulate(filled)
+Record = dict[str, Any]
 
 
-def trace(record: dict[str, Any], problem_name: str) -> np.ndarray:
+@dataclasses.dataclass(frozen=True)
+class ProblemRuns:
+    """The stored runs of one problem: ``runs`` of the requested samplers that have results (in
+    the requested order), the ``oracle``'s runs, and ``stored``, every sampler folder's runs."""
+
+    problem: Problem
+    runs: dict[str, list[Record]]
+    oracle: list[Record]
+    stored: dict[str, list[Record]]
+
+    @property
+    def multi_objective(self) -> bool:
+        return len(self.problem.directions) > 1
+
+
+def collect(out_dir: Path, problems: Sequence[str], samplers: Sequence[str], notes: list[str]) -> list[ProblemRuns]:
+    """Load the runs of ``problems``; problems or samplers without results are left out with a note."""
+    collected = []
+    for name in problems:
+        folder = out_dir / name
+        stored = {
+            sub.name: load_results(out_dir, name, sub.name) for sub in sorted(folder.iterdir()) if sub.is_dir()
+        } if folder.is_dir() else {}
+        stored = {sampler: records for sampler, records in stored.items() if records}
+        if not stored:
+            notes.append(f"{name}: no results in {folder}, skipped.")
+            continue
+        try:
+            problem = get_problem(name)
+        except (ValueError, ImportError) as error:
+            notes.append(f"{name}: cannot build the problem ({error}), skipped.")
+            continue
+        missing = [s for s in samplers if s != ORACLE and s not in stored]
+        if missing:
+            notes.append(f"{name}: no results for {', '.join(missing)}, skipped.")
+        if len(problem.directions) > 1:
+            notes.append(
+                f"{name}: {len(problem.directions)} objectives; tables and figures use the first objective "
+                f"({problem.directions[0]}) only, no hypervolume."
+            )
+        runs = {s: stored[s] for s in samplers if s != ORACLE and s in stored}
+        collected.append(ProblemRuns(problem, runs, stored.get(ORACLE, []), stored))
+    return collected
+
+
+def first_objective(record: Record) -> np.ndarray:
+    """First-objective value of each trial, NaN for failed trials."""
+    return np.array([v[0] if v else math.nan for v in record["values"]], dtype=float)
+
+
+def best_so_far(record: Record, direction: str) -> np.ndarray:
+    """Best first-objective value after each trial (failed trials keep the previous best; NaN
+    before the first successful trial)."""
+    sign = 1.0 if direction == MINIMIZE else -1.0
+    values = first_objective(record)
+    best = np.minimum.accumulate(np.where(np.isnan(values), np.inf, sign * values))
+    return np.where(np.isinf(best), math.nan, sign * best)
+
+
+def trace(record: Record, problem: Problem) -> np.ndarray:
     """Simple regret after each trial, or the best value where no optimum is known."""
-    problem = get_problem(problem_name)
     best = best_so_far(record, problem.directions[0])
     if problem.optimum is None:
         return best
-    gap = best - problem.optimum if problem.directions[0] == "minimize" else problem.optimum - best
+    gap = best - problem.optimum if problem.directions[0] == MINIMIZE else problem.optimum - best
     return np.maximum(gap, 0.0)
 
 
-def mean_and_se(samples: np.ndarray) -> tuple[float, float]:
-    if len(samples) < 2:
-        return float(np.mean(samples)), math.nan
-    return float(np.mean(samples)), float(np.std(samples, ddof=1) / math.sqrt(len(samples)))
+def metric_name(problem: Problem) -> str:
+    return "simple regret" if problem.optimum is not None else "best value"
 
 
-def regret_table(
-    out_dir: Path, problems: Sequence[str], samplers: Sequence[str], checkpoints: Sequence[int], time_from: int
-) -> str:
-    """Markdown: mean +- s.e. at each checkpoint and the median sampler seconds per trial."""
-    header = ["problem", "sampler", "seeds", *[f"@{c}" for c in checkpoints], f"median s/trial (trials >= {time_from})"]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for problem in problems:
-        metric = "regret" if get_problem(problem).optimum is not None else "best value"
-        for sampler in samplers:
-            records = load_results(out_dir, problem, sampler)
-            if not records:
-                continue
-            traces = [trace(r, problem) for r in records]
+def iterations(n_trials: int, n_init: int) -> np.ndarray:
+    """Iteration t = trial - n_init of trials 1 .. n_trials."""
+    return np.arange(1, n_trials + 1) - n_init
+
+
+def mean_se_over_runs(series: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean, standard error and count at each index over the runs (NaN or missing: left out).
+
+    The standard error is NaN where fewer than two runs count."""
+    length = max((len(s) for s in series), default=0)
+    table = np.full((len(series), length), np.nan)
+    for row, values in zip(table, series):
+        row[: len(values)] = values
+    valid = ~np.isnan(table)
+    count = valid.sum(axis=0)
+    mean = np.where(valid, table, 0.0).sum(axis=0) / np.maximum(count, 1)
+    squares = np.where(valid, table - mean, 0.0) ** 2
+    se = np.sqrt(squares.sum(axis=0) / np.maximum(count - 1, 1) / np.maximum(count, 1))
+    return np.where(count > 0, mean, np.nan), np.where(count > 1, se, np.nan), count
+
+
+def format_mean_se(mean: float, se: float) -> str:
+    """Three significant digits for the mean, two for the standard error (left out when NaN)."""
+    return f"{mean:.3g} ± {se:.2g}" if not math.isnan(se) else f"{mean:.3g}"
+
+
+def _row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    return "\n".join([_row(header), "|" + "---|" * len(header), *(_row(r) for r in rows)])
+
+
+def regret_table(collected: Sequence[ProblemRuns], checkpoints: Sequence[int], n_init: int = N_INIT) -> str:
+    """Markdown: mean ± s.e. of the metric at each checkpoint iteration, per problem and sampler
+    (the Oracle last where stored). A cell is "-" where no run reaches the checkpoint, and says
+    how many runs count where only some do."""
+    header = ["problem (metric)", "sampler", "seeds", *[f"t={c} (trial {c + n_init})" for c in checkpoints]]
+    rows = []
+    for entry in collected:
+        for sampler, records in [*entry.runs.items(), *([(ORACLE, entry.oracle)] if entry.oracle else [])]:
+            mean, se, count = mean_se_over_runs([trace(r, entry.problem) for r in records])
             cells = []
             for c in checkpoints:
-                at = [t[c - 1] for t in traces if len(t) >= c]
-                cells.append(_format(*mean_and_se(np.array(at))) if at else "-")
-            times = np.concatenate([np.array(r["sampler_seconds"][time_from:]) for r in records])
-            median_time = f"{np.median(times):.4f}" if times.size else "-"
-            lines.append(f"| {problem} ({metric}) | {sampler} | {len(records)} | " + " | ".join(cells) + f" | {median_time} |")
-    return "\n".join(lines)
+                index = c + n_init - 1
+                if index < 0 or index >= len(mean) or count[index] == 0:
+                    cells.append("-")
+                    continue
+                partial = f" (n={count[index]})" if count[index] < len(records) else ""
+                cells.append(format_mean_se(mean[index], se[index]) + partial)
+            label = f"{entry.problem.name} ({metric_name(entry.problem)})"
+            rows.append([label, sampler, str(len(records)), *cells])
+    return _table(header, rows)
 
 
-def _format(mean: float, se: float) -> str:
-    digits = 4 if abs(mean) < 1 else 3
-    return f"{mean:.{digits}f} +- {se:.{digits}f}"
+def mean_and_se(samples: Sequence[float]) -> tuple[float, float]:
+    mean, se, _ = mean_se_over_runs([np.array([v]) for v in samples])
+    return float(mean[0]), float(se[0])
+
+
+def overhead_table(collected: Sequence[ProblemRuns], samplers: Sequence[str], n_init: int = N_INIT) -> str:
+    """Markdown, one row per problem: the sampler's own seconds per iteration (``sampler_seconds``,
+    objective excluded), the mean over the trials after the initial design, then mean ± s.e. over
+    the seeds; "-" where no run has trials after the initial design."""
+    columns = [s for s in samplers if s != ORACLE]
+    rows = []
+    for entry in collected:
+        cells = []
+        for sampler in columns:
+            seconds = [r["sampler_seconds"][n_init:] for r in entry.runs.get(sampler, [])]
+            per_run = [float(np.mean(s)) for s in seconds if len(s)]
+            cells.append(format_mean_se(*mean_and_se(per_run)) if per_run else "-")
+        rows.append([entry.problem.name, *cells])
+    return _table(["problem", *columns], rows)
+
+
+def _machines(collected: Sequence[ProblemRuns]) -> str:
+    machines = {
+        r.get("environment", {}).get("machine", "?")
+        for entry in collected
+        for records in entry.runs.values()
+        for r in records
+    }
+    return ", ".join(sorted(machines)) or "-"
+
+
+def write_report(
+    path: Path,
+    collected: Sequence[ProblemRuns],
+    samplers: Sequence[str],
+    checkpoints: Sequence[int],
+    figures: Sequence[tuple[Path, str]],
+    notes: Sequence[str],
+    n_init: int = N_INIT,
+) -> str:
+    """Write the Markdown report to ``path`` and return it: the tables, links to ``figures``
+    (path, caption) and the ``notes``."""
+    last = n_init + max(checkpoints, default=0)
+    sections = [
+        "# Benchmark report",
+        "",
+        f"Iteration t = trial - {n_init}: t = 1 is the first trial after the {n_init}-trial initial design "
+        f"(t = {max(checkpoints, default=0)} is trial {last}). Metric: simple regret of the best-so-far value "
+        "where the optimum is known, else the best-so-far value; first objective of multi-objective problems. "
+        "Mean ± standard error over seeds.",
+        "",
+        "## Simple regret (or best value) after the initial design",
+        "",
+        regret_table(collected, checkpoints, n_init),
+        "",
+        f"## Sampler overhead per iteration (seconds; mean over trials {n_init + 1}.., then over seeds)",
+        "",
+        f"Measured on: {_machines(collected)}.",
+        "",
+        overhead_table(collected, samplers, n_init),
+    ]
+    if figures:
+        sections += ["", "## Figures", ""]
+        sections += [
+            f"- [{f.name}]({Path(os.path.relpath(f, path.parent)).as_posix()}): {caption}" for f, caption in figures
+        ]
+    if notes:
+        sections += ["", "## Notes", "", *[f"- {n}" for n in notes]]
+    text = "\n".join(sections) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return text
