@@ -75,6 +75,17 @@ double log_expected_improvement_with_gradient(double mean, double variance, doub
   return log_h(u) + std::log(sd);
 }
 
+double log_probability_below_with_gradient(double mean, double variance, double threshold, const Vector& mean_grad,
+                                           const Vector& variance_grad, Vector& gradient) {
+  const double sd = std::sqrt(variance);
+  const double u = (threshold - mean) / sd;
+  const double log_cdf = log_ndtr(u);
+  // d/dx log Phi(u) = (phi(u) / Phi(u)) du/dx,  du/dx = -(mu' + u s') / s
+  const double mills = std::exp(log_phi(u) - log_cdf);
+  gradient = -mills * (mean_grad + u * variance_grad / (2.0 * sd)) / sd;
+  return log_cdf;
+}
+
 Vector sample_max_values_gumbel(const Vector& mean, const Vector& sd, const Vector& uniforms, double max_observed) {
   if (mean.size() == 0 || mean.size() != sd.size()) throw std::invalid_argument("MES: mean and sd must be non-empty and of equal size");
   if (!mean.allFinite() || !sd.allFinite() || (sd.array() <= 0.0).any()) throw std::invalid_argument("MES: mean and sd must be finite, sd > 0");

@@ -32,6 +32,11 @@ double log_expected_improvement(double mean, double sd, double best);
 double log_expected_improvement_with_gradient(double mean, double variance, double best, const Vector& mean_grad,
                                               const Vector& variance_grad, Vector& gradient);
 
+// log P(f < threshold) = log Phi((threshold - mean) / sd) with its gradient w.r.t. x: the log
+// probability of feasibility of a constraint.
+double log_probability_below_with_gradient(double mean, double variance, double threshold, const Vector& mean_grad,
+                                           const Vector& variance_grad, Vector& gradient);
+
 // Samples of the maximum value y* from the Gumbel approximation of its CDF
 // F(y) = prod_i Phi((y - mean_i) / sd_i) over a candidate set (Wang & Jegelka 2017, sec. 3.1):
 // the quartiles of F give the Gumbel location and scale; y*_k = a - b log(-log u_k).

@@ -13,6 +13,14 @@ namespace py = pybind11;
 using namespace vpbo;
 
 namespace {
+using ConstraintList = std::vector<std::pair<const MixedGP*, double>>;
+
+std::vector<ConstraintModel> make_constraints(const ConstraintList& constraints) {
+  std::vector<ConstraintModel> models;
+  for (const auto& [gp, threshold] : constraints) models.push_back({gp, threshold});
+  return models;
+}
+
 KernelParams make_params(const Vector& lengthscales, double variance, double lambda) {
   KernelParams params;
   params.lengthscales = lengthscales;
@@ -58,31 +66,6 @@ PYBIND11_MODULE(_core, m) {
             return py::make_tuple(mean, variance, mean_grad, variance_grad);
           },
           py::arg("h"), py::arg("x"), "Mean, latent variance and their gradients w.r.t. x at one point (h: 1 x k).")
-      .def(
-          "log_ei_with_gradient",
-          [](const MixedGP& gp, const IntMatrix& h, const Vector& x, double best) {
-            double mean = 0.0, variance = 0.0, value = 0.0;
-            Vector mean_grad, variance_grad, gradient;
-            {
-              py::gil_scoped_release release;
-              gp.predict_with_gradient(h, x, mean, variance, mean_grad, variance_grad);
-              value = log_expected_improvement_with_gradient(mean, variance, best, mean_grad, variance_grad, gradient);
-            }
-            return py::make_tuple(value, gradient);
-          },
-          py::arg("h"), py::arg("x"), py::arg("best"), "log EI at one point (h: 1 x k) and its gradient w.r.t. x.")
-      .def("value_proposals",
-           [](const MixedGP& gp, const IntMatrix& combinations, const Matrix& candidates, double best,
-              double max_block_bytes) {
-             ProposalResult result;
-             {
-               py::gil_scoped_release release;
-               result = value_proposals(gp, combinations, candidates, best, max_block_bytes);
-             }
-             return py::make_tuple(result.best_candidate, result.best_value);
-           },
-           py::arg("combinations"), py::arg("candidates"), py::arg("best"), py::arg("max_block_bytes") = 64e6,
-           "Per combination: index of the best candidate and its log EI (the value proposal).")
       .def_property_readonly("jitter", &MixedGP::jitter)
       .def_property_readonly("n_train", &MixedGP::size);
 
@@ -104,6 +87,36 @@ PYBIND11_MODULE(_core, m) {
           "Negative log marginal likelihood and its gradient; theta = [log l, log variance, log noise, lambda].")
       .def_property_readonly("n_params", &LikelihoodEvaluator::n_params);
 
+  m.def(
+      "value_proposals",
+      [](const MixedGP& objective, const IntMatrix& combinations, const Matrix& candidates, double best,
+         const ConstraintList& constraints, double max_block_bytes) {
+        ProposalResult result;
+        {
+          py::gil_scoped_release release;
+          result = value_proposals(objective, make_constraints(constraints), combinations, candidates, best,
+                                   max_block_bytes);
+        }
+        return py::make_tuple(result.best_candidate, result.best_value);
+      },
+      py::arg("objective"), py::arg("combinations"), py::arg("candidates"), py::arg("best"),
+      py::arg("constraints") = ConstraintList{}, py::arg("max_block_bytes") = 64e6,
+      "Per combination: index of the best candidate and its acquisition (the value proposal). "
+      "constraints: (GP, threshold) pairs; best = NaN when no observation is feasible.");
+  m.def(
+      "acquisition_with_gradient",
+      [](const MixedGP& objective, const IntMatrix& h, const Vector& x, double best,
+         const ConstraintList& constraints) {
+        Vector gradient;
+        double value = 0.0;
+        {
+          py::gil_scoped_release release;
+          value = acquisition_with_gradient(objective, make_constraints(constraints), h, x, best, gradient);
+        }
+        return py::make_tuple(value, gradient);
+      },
+      py::arg("objective"), py::arg("h"), py::arg("x"), py::arg("best"), py::arg("constraints") = ConstraintList{},
+      "The value-proposal acquisition at one point (h: 1 x k) and its gradient w.r.t. x.");
   m.def("erfcx", py::vectorize(erfcx), py::arg("x"));
   m.def("log_ndtr", py::vectorize(log_ndtr), py::arg("z"));
   m.def("log_h", py::vectorize(log_h), py::arg("u"));

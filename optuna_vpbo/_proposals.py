@@ -1,15 +1,16 @@
 """Value proposals and the choice of the next point (VPBO paper, Algorithm 1).
 
-For each categorical combination the native core maximises log EI over one shared candidate set
-of numeric points (scrambled Sobol points); the maximum is the combination's value proposal.
-Optionally the best proposals are refined by L-BFGS-B on x with the combination fixed, as
-Optuna's GPSampler refines its best candidates (``optuna/_gp/optim_mixed.py``). The next trial
-takes the combination with the best proposal and its x.
+For each categorical combination the native core maximises the acquisition (log EI, plus the log
+probability of feasibility of each constraint) over one shared candidate set of numeric points
+(scrambled Sobol points); the maximum is the combination's value proposal. The combination with
+the best proposal is chosen, and x is then refined within it by L-BFGS-B, as Optuna's GPSampler
+refines its best candidates (``optuna/_gp/optim_mixed.py``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import warnings
 from collections.abc import Callable
 
@@ -23,10 +24,23 @@ MAX_REFINE_ITERATIONS = 50
 
 
 @dataclasses.dataclass(frozen=True)
+class Acquisition:
+    """What the value proposals maximise: log EI of ``objective`` over the incumbent ``best``
+    (NaN: nothing feasible yet, feasibility alone counts) plus log P(feasible) per constraint."""
+
+    objective: _core.MixedGP
+    best: float
+    constraints: list[tuple[_core.MixedGP, float]] = dataclasses.field(default_factory=list)
+
+    def with_gradient(self, h_row: np.ndarray, x: np.ndarray) -> tuple[float, np.ndarray]:
+        return _core.acquisition_with_gradient(self.objective, h_row, x, self.best, self.constraints)
+
+
+@dataclasses.dataclass(frozen=True)
 class Proposal:
     h: np.ndarray  # codes of the chosen combination (k,)
     x: np.ndarray  # numeric point in [0, 1]^d
-    value: float  # its log EI
+    value: float  # its acquisition value
     ranking: list[tuple[tuple[int, ...], float]]  # best combinations with their proposal values
 
 
@@ -41,14 +55,14 @@ def sobol_candidates(n_numeric: int, n: int, rng: np.random.Generator) -> np.nda
 
 
 def refine(
-    gp: _core.MixedGP, h: np.ndarray, x0: np.ndarray, best: float, snap: Callable[[np.ndarray], np.ndarray]
+    acquisition: Acquisition, h: np.ndarray, x0: np.ndarray, snap: Callable[[np.ndarray], np.ndarray]
 ) -> tuple[np.ndarray, float]:
-    """Maximise log EI over x in [0, 1]^d from ``x0`` with the combination ``h`` fixed; the
-    result is snapped to the parameters' grids and scored there."""
+    """Maximise the acquisition over x in [0, 1]^d from ``x0`` with the combination ``h`` fixed;
+    the result is snapped to the parameters' grids and scored there."""
     h_row = h.reshape(1, -1).astype(np.int32)
 
     def negative(x: np.ndarray) -> tuple[float, np.ndarray]:
-        value, gradient = gp.log_ei_with_gradient(h_row, x, best)
+        value, gradient = acquisition.with_gradient(h_row, x)
         return -value, -gradient
 
     value0 = -negative(x0)[0]
@@ -71,10 +85,9 @@ def refine(
 
 
 def propose(
-    gp: _core.MixedGP,
+    acquisition: Acquisition,
     combinations: np.ndarray,
     candidates: np.ndarray,
-    best: float,
     *,
     n_refine: int,
     observed_h: np.ndarray,
@@ -91,14 +104,16 @@ def propose(
     best first). ``snap`` moves points onto the parameters' grids. Ties go to the earlier
     combination.
     """
-    best_index, values = gp.value_proposals(combinations, candidates, best)
+    best_index, values = _core.value_proposals(
+        acquisition.objective, combinations, candidates, acquisition.best, acquisition.constraints
+    )
     order = np.argsort(-values, kind="stable")
     chosen = int(order[0])
     h, x, value = combinations[chosen], candidates[best_index[chosen]], float(values[chosen])
-    if candidates.shape[1] > 0 and n_refine > 0:
+    if candidates.shape[1] > 0 and n_refine > 0 and math.isfinite(value):
         same_combination = np.all(observed_h == h, axis=1)
         for x0 in [x, *observed_x[same_combination][: n_refine - 1]]:
-            x_refined, value_refined = refine(gp, h, x0, best, snap)
+            x_refined, value_refined = refine(acquisition, h, x0, snap)
             if value_refined > value:
                 x, value = x_refined, value_refined
     ranking = [(tuple(int(a) for a in combinations[c]), float(values[c])) for c in order[:n_ranking]]

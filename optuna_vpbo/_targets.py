@@ -15,6 +15,8 @@ from optuna._warnings import optuna_warn
 from optuna.study import StudyDirection
 
 OUTPUT_TRANSFORMS = ("standardize", "yeo-johnson", "copula")
+# Weight of the linear term in ParEGO's augmented Chebyshev scalarisation (Knowles 2006).
+PAREGO_RHO = 0.05
 
 
 def finite_values(values: np.ndarray) -> np.ndarray:
@@ -68,3 +70,30 @@ def transformed_targets(
     if transform == "copula":
         return _copula(y), None
     raise ValueError(f"Unknown output transform {transform!r}; choose one of {OUTPUT_TRANSFORMS}.")
+
+
+def scalarized_values(
+    values: np.ndarray, directions: list[StudyDirection], weights: np.ndarray
+) -> np.ndarray:
+    """ParEGO's augmented Chebyshev scalarisation (Knowles 2006), as a value to maximise.
+
+    Each objective is turned into "larger is better" and scaled to [0, 1] over the observed
+    values; the scalar is min_i w_i f_i + rho sum_i w_i f_i.
+    """
+    columns = []
+    for j, direction in enumerate(directions):
+        f = finite_values(values[:, j])
+        if direction == StudyDirection.MINIMIZE:
+            f = -f
+        spread = np.ptp(f)
+        columns.append((f - f.min()) / spread if spread > 0 else np.zeros_like(f))
+    weighted = np.column_stack(columns) * weights
+    return weighted.min(axis=1) + PAREGO_RHO * weighted.sum(axis=1)
+
+
+def standardized_constraint(values: np.ndarray) -> tuple[np.ndarray, float]:
+    """Constraint values standardised for their GP, and the image of the feasibility bound 0."""
+    g = finite_values(values)
+    center, spread = g.mean(), g.std()
+    scale = spread if spread > 0 else 1.0
+    return (g - center) / scale, float(-center / scale)

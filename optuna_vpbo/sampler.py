@@ -5,23 +5,31 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import optuna
 import threadpoolctl
+from optuna._warnings import optuna_warn
 from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler, RandomSampler
-from optuna.samplers._base import _INDEPENDENT_SAMPLING_WARNING_TEMPLATE
-from optuna.study import Study
+from optuna.samplers._base import _INDEPENDENT_SAMPLING_WARNING_TEMPLATE, _process_constraints_after_trial
+from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from optuna_vpbo._combinations import candidate_combinations
 from optuna_vpbo._fit import GPHyperparameters, fit_hyperparameters
 from optuna_vpbo._init_design import max_value_samples, mes_numeric_point, random_combination
-from optuna_vpbo._proposals import propose, sobol_candidates
-from optuna_vpbo._targets import OUTPUT_TRANSFORMS, transformed_targets
+from optuna_vpbo import _core
+from optuna_vpbo._proposals import Acquisition, propose, sobol_candidates
+from optuna_vpbo._targets import (
+    OUTPUT_TRANSFORMS,
+    scalarized_values,
+    standardized_constraint,
+    transformed_targets,
+)
 from optuna_vpbo.search_space import MixedSpaceEncoder
 
 _logger = optuna.logging.get_logger(__name__)
@@ -87,7 +95,10 @@ class VPBOSampler(BaseSampler):
     categoricals, Matern-5/2 ARD on the numeric part scaled to [0, 1]) models the objective. At
     every trial each categorical combination receives a *value proposal*, the maximum of log
     Expected Improvement over its numeric part; the trial takes the combination with the best
-    proposal and its numeric point. The first ``n_startup_trials`` complete trials are an initial
+    proposal and its numeric point. Constraints (``trial.set_constraint`` or ``constraints_func``)
+    get a GP each and multiply EI by the probability of feasibility; several objectives are
+    scalarised by a random augmented Chebyshev weighting per trial (ParEGO). The first
+    ``n_startup_trials`` complete trials are an initial
     design: the first half random, the second half with random categoricals and numeric values
     chosen by Max-value Entropy Search (``search_initialization``).
 
@@ -115,6 +126,8 @@ class VPBOSampler(BaseSampler):
             the random part of the initial design (default: ``RandomSampler(seed)``).
         warn_independent_sampling: Warn when a parameter falls back to the independent sampler
             after the initial design.
+        constraints_func: The older way of giving constraints (values <= 0 are feasible), as in
+            Optuna's samplers; constraints set with ``trial.set_constraint`` need no argument.
     """
 
     def __init__(
@@ -133,6 +146,7 @@ class VPBOSampler(BaseSampler):
         record_proposals: bool | None = None,
         independent_sampler: BaseSampler | None = None,
         warn_independent_sampling: bool = True,
+        constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
     ) -> None:
         if preset not in PRESETS:
             raise ValueError(f"Unknown preset {preset!r}; choose one of {sorted(PRESETS)}.")
@@ -155,9 +169,16 @@ class VPBOSampler(BaseSampler):
         self._base_seed = _seed_entropy(seed)
         self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
         self._warn_independent_sampling = warn_independent_sampling
+        self._constraints_func = constraints_func
+        if constraints_func is not None:
+            optuna_warn(
+                "`constraints_func` is deprecated in Optuna 5 (as in Optuna's samplers): use "
+                "`optuna.trial.Trial.set_constraint` instead.",
+                FutureWarning,
+            )
         self._intersection_search_space = optuna.search_space.IntersectionSearchSpace()
-        # The last model fit per (study, search space).
-        self._fit_cache: dict[tuple[str, str], _ModelFit] = {}
+        # The last fit per model: (study, search space[, constraint]).
+        self._fit_cache: dict[tuple[str, ...], _ModelFit] = {}
         self._lock = threading.Lock()
 
     @property
@@ -189,8 +210,7 @@ class VPBOSampler(BaseSampler):
     def sample_relative(
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
     ) -> dict[str, Any]:
-        if not search_space or study._is_multi_objective():
-            # Multi-objective studies use the independent sampler (see the README).
+        if not search_space:
             self._record(study, trial, {"phase": "random"})
             return {}
         # One BLAS thread: the native core is single-threaded by design, and SciPy's L-BFGS-B with
@@ -227,8 +247,17 @@ class VPBOSampler(BaseSampler):
         encoder = MixedSpaceEncoder(search_space)
         rng = np.random.default_rng([self._base_seed, trial.number])
         h, x = encoder.encode([t.params for t in complete])
-        values = np.array([t.value for t in complete])
-        y, hyperparameters = self._model(study, search_space, h, x, values, rng)
+        values = np.array([t.values for t in complete], dtype=np.float64)
+        if len(study.directions) > 1:
+            # ParEGO (Knowles 2006): a random augmented-Chebyshev scalarisation per trial.
+            values = scalarized_values(values, study.directions, rng.dirichlet(np.ones(len(study.directions))))
+            direction = StudyDirection.MAXIMIZE
+        else:
+            values, direction = values[:, 0], study.direction
+        key = (study.study_name, repr(sorted(search_space.items())))
+        y, hyperparameters = self._fit_or_reuse(
+            key, h, x, lambda e: transformed_targets(values, direction, settings.output_transform, e), rng
+        )
         gp = hyperparameters.make_gp(h, x, y)
         pending = _pending_points(trials, trial, encoder)
         if pending is not None:
@@ -239,6 +268,8 @@ class VPBOSampler(BaseSampler):
             gp = hyperparameters.make_gp(
                 np.vstack([h, h_pending]), np.vstack([x, x_pending]), np.concatenate([y, mean])
             )
+        constraints, feasible = self._constraint_models(key, complete, h, x, rng)
+        best = float(y[feasible].max()) if feasible.any() else math.nan
 
         candidates = encoder.round_to_grid(sobol_candidates(encoder.n_numeric, settings.n_candidates, rng))
         if len(complete) < settings.n_startup_trials:
@@ -252,15 +283,15 @@ class VPBOSampler(BaseSampler):
             self._record(study, trial, {"phase": "mes", **_model_diagnostics(hyperparameters, encoder)})
             return encoder.decode(h_next, x_next)
 
-        best_first = np.argsort(-y, kind="stable")
+        # Feasible trials first, each group best first.
+        best_first = np.lexsort((-y, ~feasible))
         combinations = candidate_combinations(
             encoder.n_levels, settings.max_enumerated_combinations, rng, h[best_first]
         )
         proposal = propose(
-            gp,
+            Acquisition(gp, best, constraints),
             combinations,
             candidates,
-            float(y[best_first[0]]),
             n_refine=settings.n_refine,
             observed_h=h[best_first],
             observed_x=x[best_first],
@@ -269,7 +300,7 @@ class VPBOSampler(BaseSampler):
         )
         if settings.record_proposals:
             top = [
-                {"params": _categorical_params(encoder, combination), "log_ei": round(value, 4)}
+                {"params": _categorical_params(encoder, combination), "acquisition": round(value, 4)}
                 for combination, value in proposal.ranking
             ]
             self._record(
@@ -283,35 +314,61 @@ class VPBOSampler(BaseSampler):
         if self._settings.record_proposals:
             study._storage.set_trial_user_attr(trial._trial_id, _DIAGNOSTICS_KEY, diagnostics)
 
-    def _model(
+    def _fit_or_reuse(
         self,
-        study: Study,
-        search_space: dict[str, BaseDistribution],
+        key: tuple[str, ...],
         h: np.ndarray,
         x: np.ndarray,
-        values: np.ndarray,
+        make_targets: Callable[[float | None], tuple[np.ndarray, float | None]],
         rng: np.random.Generator,
     ) -> tuple[np.ndarray, GPHyperparameters]:
-        """Targets and GP hyperparameters: the cached fit (hyperparameters and output-transform
-        exponent) while fewer than ``refit_interval`` trials came since it, else a refit."""
-        settings = self._settings
-        key = (study.study_name, repr(sorted(search_space.items())))
+        """Targets and GP hyperparameters of one model (``key``): the cached fit (hyperparameters
+        and output-transform exponent) while fewer than ``refit_interval`` trials came since it,
+        else a refit warm-started from it. ``make_targets(exponent)`` returns the targets and the
+        exponent it used (None: fit one)."""
         cached = self._fit_cache.get(key)
-        n = len(values)
-        if cached is not None and 0 <= n - cached.n_observations < settings.refit_interval:
-            y, _ = transformed_targets(values, study.direction, settings.output_transform, cached.exponent)
+        n = len(h)
+        if cached is not None and 0 <= n - cached.n_observations < self._settings.refit_interval:
+            y, _ = make_targets(cached.exponent)
             return y, cached.hyperparameters
-        y, exponent = transformed_targets(values, study.direction, settings.output_transform)
+        y, exponent = make_targets(None)
         fitted = fit_hyperparameters(
             h,
             x,
             y,
             rng=rng,
-            n_restarts=settings.n_restarts,
+            n_restarts=self._settings.n_restarts,
             warm_start=cached.hyperparameters if cached is not None else None,
         )
         self._fit_cache[key] = _ModelFit(n, fitted, exponent)
         return y, fitted
+
+    def _constraint_models(
+        self,
+        key: tuple[str, ...],
+        complete: list[FrozenTrial],
+        h: np.ndarray,
+        x: np.ndarray,
+        rng: np.random.Generator,
+    ) -> tuple[list[tuple[_core.MixedGP, float]], np.ndarray]:
+        """One GP per constraint (Gardner et al. 2014) with its feasibility threshold, and which
+        trials are feasible (all constraints <= 0). Trials of an unconstrained study are all
+        feasible; a trial that lacks a constraint's value counts as infeasible and is left out
+        of that constraint's GP."""
+        names = sorted(set().union(*(t.constraints.keys() for t in complete)))
+        if not names:
+            return [], np.ones(len(complete), dtype=bool)
+        values = np.array([[t.constraints.get(name, math.nan) for name in names] for t in complete])
+        feasible = np.all(values <= 0.0, axis=1)  # NaN compares False: infeasible
+        models = []
+        for j, name in enumerate(names):
+            known = ~np.isnan(values[:, j])
+            g, threshold = standardized_constraint(values[known, j])
+            _, hyperparameters = self._fit_or_reuse(
+                (*key, f"constraint:{name}"), h[known], x[known], lambda _: (g, None), rng
+            )
+            models.append((hyperparameters.make_gp(h[known], x[known], g), threshold))
+        return models, feasible
 
     def sample_independent(
         self,
@@ -347,6 +404,8 @@ class VPBOSampler(BaseSampler):
         state: TrialState,
         values: Sequence[float] | None,
     ) -> None:
+        if self._constraints_func is not None:
+            _process_constraints_after_trial(self._constraints_func, study, trial, state)
         self._independent_sampler.after_trial(study, trial, state, values)
 
 

@@ -22,6 +22,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import faulthandler  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
+import multiprocessing  # noqa: E402
 import pickle  # noqa: E402
 import select  # noqa: E402
 import signal  # noqa: E402
@@ -225,3 +226,56 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     if payload:
         _raise_child_outcome(payload)
     return True
+
+
+# --- Workers sharing one study (test_many_workers.py) ---------------------------------------
+
+# How long `slow_mixed_objective` takes: long enough that the trials of concurrent workers overlap
+# (each worker then sees the others' running trials as pending points), short enough that 40
+# trials take seconds.
+SLOW_OBJECTIVE_SECONDS = 0.2
+
+
+def slow_mixed_objective(trial: optuna.Trial) -> float:
+    time.sleep(SLOW_OBJECTIVE_SECONDS)
+    return mixed_objective(trial)
+
+
+def run_worker(
+    storage: str | optuna.storages.BaseStorage,
+    study_name: str,
+    n_trials: int,
+    seed: int,
+    sampler_kwargs: dict[str, Any] | None = None,
+) -> None:
+    """One worker of a stored study on the slow objective; the target of spawned processes."""
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    sampler = make_sampler(seed, **(sampler_kwargs or {}))
+    study = optuna.load_study(study_name=study_name, storage=storage, sampler=sampler)
+    study.optimize(slow_mixed_objective, n_trials=n_trials)
+
+
+def run_in_processes(target: Callable[..., None], args: list[tuple[Any, ...]], timeout: float) -> list[int | None]:
+    """Run ``target(*a)`` for each ``a`` in its own spawned process at once; their exit codes.
+
+    Waits at most ``timeout`` seconds in all; a process still alive then is killed (exit code
+    -9), so a hung worker fails the test instead of blocking it.
+    """
+    context = multiprocessing.get_context("spawn")
+    processes = [context.Process(target=target, args=a) for a in args]
+    for process in processes:
+        process.start()
+    deadline = time.monotonic() + timeout
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+        if process.is_alive():
+            process.kill()
+            process.join()
+    return [process.exitcode for process in processes]
+
+
+def assert_distinct_params(study: optuna.Study) -> None:
+    """No two trials of the study have identical parameters."""
+    points = [tuple(sorted(p.items())) for p in all_params(study)]
+    duplicates = {p for p in points if points.count(p) > 1}
+    assert not duplicates, f"trials with identical parameters: {duplicates}"

@@ -9,6 +9,7 @@ import mpmath
 import numpy as np
 import pytest
 import scipy.special
+import scipy.stats
 
 from optuna_vpbo import _core
 
@@ -149,10 +150,10 @@ def test_log_ei_gradient_matches_finite_differences():
     for best in (y.max(), y.max() + 3.0):  # the second puts z deep in the tail
         for _ in range(5):
             hq, xq = h[:1] * 0 + rng.integers(0, 2, (1, 2)).astype(np.int32), rng.uniform(0.1, 0.9, 3)
-            _, gradient = gp.log_ei_with_gradient(hq, xq, best)
+            _, gradient = _core.acquisition_with_gradient(gp, hq, xq, best)
             eps = 1e-6
             numeric = [
-                (gp.log_ei_with_gradient(hq, xq + eps * e, best)[0] - gp.log_ei_with_gradient(hq, xq - eps * e, best)[0])
+                (_core.acquisition_with_gradient(gp, hq, xq + eps * e, best)[0] - _core.acquisition_with_gradient(gp, hq, xq - eps * e, best)[0])
                 / (2 * eps)
                 for e in np.eye(3)
             ]
@@ -167,7 +168,7 @@ def test_value_proposals_match_brute_force(n_levels, d):
     combos = np.array(list(itertools.product(*[range(m) for m in n_levels])), dtype=np.int32).reshape(-1, len(n_levels)) if n_levels else np.zeros((1, 0), np.int32)
     candidates = rng.random((64, d)) if d else np.zeros((1, 0))
     # A tiny block budget forces several candidate blocks.
-    index, value = gp.value_proposals(combos, candidates, float(y.max()), max_block_bytes=2e4)
+    index, value = _core.value_proposals(gp, combos, candidates, float(y.max()), max_block_bytes=2e4)
     for c, combo in enumerate(combos):
         mean, var = gp.predict(np.repeat(combo[None], len(candidates), 0).astype(np.int32), candidates)
         log_ei = _core.log_expected_improvement(mean, np.sqrt(var), float(y.max()))
@@ -183,7 +184,7 @@ def test_value_proposals_pick_the_obviously_best_combination():
     y = 3.0 * (h[:, 0] == 2) + 3.0 * (h[:, 1] == 1) - np.sum((x - 0.5) ** 2, axis=1)
     gp = _core.MixedGP(h, x, y, np.array([0.5, 0.5]), 2.0, 0.8, 1e-4)
     combos = np.array([[a, b] for a in range(3) for b in range(4)], dtype=np.int32)
-    _, value = gp.value_proposals(combos, rng.random((128, 2)), float(y.max()))
+    _, value = _core.value_proposals(gp, combos, rng.random((128, 2)), float(y.max()))
     assert tuple(combos[int(np.argmax(value))]) == (2, 1)
 
 
@@ -233,11 +234,11 @@ def test_bad_inputs_raise_clear_errors():
         _core.LikelihoodEvaluator(h, x, y)(np.zeros(2))
     gp = _core.MixedGP(h, x, y, np.ones(2), 1.0, 0.5, 1e-3)
     with pytest.raises(ValueError):
-        gp.value_proposals(np.zeros((0, 1), np.int32), x, 0.0)
+        _core.value_proposals(gp, np.zeros((0, 1), np.int32), x, 0.0)
     with pytest.raises(ValueError):
-        gp.value_proposals(np.zeros((1, 1), np.int32), np.full((3, 2), np.nan), 0.0)
+        _core.value_proposals(gp, np.zeros((1, 1), np.int32), np.full((3, 2), np.nan), 0.0)
     with pytest.raises(ValueError):
-        gp.value_proposals(np.zeros((1, 1), np.int32), x, math.nan)
+        _core.value_proposals(gp, np.zeros((1, 1), np.int32), x, math.inf)
 
 
 def test_degenerate_data_stays_finite():
@@ -254,7 +255,7 @@ def test_degenerate_data_stays_finite():
     assert math.isfinite(value) and np.all(np.isfinite(gradient))
     # a single observation and a single category
     gp1 = _core.MixedGP(h[:1], x[:1], np.array([1.0]), np.array([0.3, 0.3]), 1.0, 0.5, 1e-6)
-    index, value = gp1.value_proposals(np.zeros((1, 1), np.int32), rng.random((16, 2)), 1.0)
+    index, value = _core.value_proposals(gp1, np.zeros((1, 1), np.int32), rng.random((16, 2)), 1.0)
     assert np.isfinite(value[0])
 
 
@@ -267,3 +268,38 @@ def test_mean_and_variance_gradients_match_finite_differences():
     for i, e in enumerate(np.eye(2)):
         assert mean_grad[i] == pytest.approx(five_point_derivative(lambda t: gp.predict_with_gradient(hq, xq + t * e)[0]), rel=1e-6)
         assert var_grad[i] == pytest.approx(five_point_derivative(lambda t: gp.predict_with_gradient(hq, xq + t * e)[1]), rel=1e-5, abs=1e-9)
+
+
+def test_constrained_value_proposals_match_brute_force():
+    rng = np.random.default_rng(14)
+    h, x, y = random_data(rng, 30, [3, 2], 2)
+    g = x[:, 0] + 0.3 * h[:, 0] - 0.8  # a constraint value, feasible where <= threshold
+    objective = _core.MixedGP(h, x, y, np.array([0.4, 0.6]), 1.0, 0.4, 1e-3)
+    constraint = _core.MixedGP(h, x, g, np.array([0.5, 0.5]), 0.5, 0.6, 1e-4)
+    combos = np.array(list(itertools.product(range(3), range(2))), dtype=np.int32)
+    candidates = rng.random((40, 2))
+    for best in (float(y.max()), math.nan):
+        index, value = _core.value_proposals(objective, combos, candidates, best, [(constraint, 0.1)])
+        for c, combo in enumerate(combos):
+            rows = np.repeat(combo[None], len(candidates), 0).astype(np.int32)
+            total = scipy.stats.norm.logcdf((0.1 - constraint.predict(rows, candidates)[0]) / np.sqrt(constraint.predict(rows, candidates)[1]))
+            if not math.isnan(best):
+                mean, var = objective.predict(rows, candidates)
+                total = total + _core.log_expected_improvement(mean, np.sqrt(var), best)
+            assert index[c] == int(np.argmax(total))
+            assert value[c] == pytest.approx(total.max(), rel=1e-9, abs=1e-12)
+
+
+def test_constrained_acquisition_gradient_matches_finite_differences():
+    rng = np.random.default_rng(15)
+    h, x, y = random_data(rng, 25, [2], 3)
+    objective = _core.MixedGP(h, x, y, np.array([0.3, 0.5, 0.7]), 1.0, 0.5, 1e-4)
+    constraint = _core.MixedGP(h, x, x[:, 1] - 0.5, np.array([0.4, 0.4, 0.4]), 0.3, 0.5, 1e-4)
+    for best in (float(y.max()), math.nan):
+        hq, xq = np.array([[1]], np.int32), rng.uniform(0.2, 0.8, 3)
+        _, gradient = _core.acquisition_with_gradient(objective, hq, xq, best, [(constraint, -0.2)])
+        for i, e in enumerate(np.eye(3)):
+            numeric = five_point_derivative(
+                lambda t: _core.acquisition_with_gradient(objective, hq, xq + t * e, best, [(constraint, -0.2)])[0]
+            )
+            assert gradient[i] == pytest.approx(numeric, rel=1e-5, abs=1e-7)

@@ -63,7 +63,11 @@ def categorical_combinations(problem: Problem) -> list[dict[str, Any]]:
         if isinstance(dist, CategoricalDistribution)
     }
     names = sorted(categoricals)
-    return [dict(zip(names, values)) for values in itertools.product(*(categoricals[n] for n in names))]
+    return [dict(zip(names, values, strict=True)) for values in itertools.product(*(categoricals[n] for n in names))]
+
+
+def _as_problem(problem: str | Problem) -> Problem:
+    return get_problem(problem) if isinstance(problem, str) else problem
 
 
 def _run_seed(seed: int, index: int) -> int:
@@ -92,7 +96,7 @@ def oracle_runs(
     make_sampler: Callable[[int], BaseSampler] = default_oracle_sampler,
 ) -> list[CombinationRun]:
     """One run per combination of a single-objective problem (see the module docstring)."""
-    problem = get_problem(problem) if isinstance(problem, str) else problem
+    problem = _as_problem(problem)
     if len(problem.directions) != 1:
         raise ValueError(f"The Oracle needs a single-objective problem; {problem.name} has {len(problem.directions)}.")
     if problem.n_combinations > MAX_ORACLE_COMBINATIONS:
@@ -118,9 +122,9 @@ def combine(runs: list[CombinationRun], direction: str) -> tuple[np.ndarray, np.
     return sign * per_run[winner, np.arange(per_run.shape[1])], winner
 
 
-def oracle_trace(problem_name: str, n_trials: int, seed: int, **kwargs: Any) -> np.ndarray:
+def oracle_trace(problem_name: str | Problem, n_trials: int, seed: int, **kwargs: Any) -> np.ndarray:
     """The Oracle's best objective value after each of ``n_trials`` trials."""
-    problem = get_problem(problem_name)
+    problem = _as_problem(problem_name)
     return combine(oracle_runs(problem, n_trials, seed, **kwargs), problem.directions[0])[0]
 
 
@@ -130,15 +134,15 @@ def _incumbent_params(run: CombinationRun, t: int, direction: str) -> dict[str, 
     return run.params[int(np.argmin(scores))]
 
 
-def oracle_record(problem_name: str, n_trials: int, seed: int, **kwargs: Any) -> dict[str, Any]:
+def oracle_record(problem_name: str | Problem, n_trials: int, seed: int, **kwargs: Any) -> dict[str, Any]:
     """The Oracle as a run of the sampler "oracle", in the runner's record format."""
     start = time.perf_counter()
-    problem = get_problem(problem_name)
+    problem = _as_problem(problem_name)
     direction = problem.directions[0]
     runs = oracle_runs(problem, n_trials, seed, **kwargs)
     trace, winner = combine(runs, direction)
     return {
-        "problem": problem_name,
+        "problem": problem.name,
         "sampler": ORACLE,
         "seed": seed,
         "n_trials": n_trials,

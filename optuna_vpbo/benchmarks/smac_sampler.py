@@ -15,16 +15,14 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import tempfile
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import optuna
 from optuna.distributions import BaseDistribution
-from optuna.samplers import BaseSampler, RandomSampler
 from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
+from optuna_vpbo.benchmarks.intersection_sampler import IntersectionSpaceSampler, search_space_key
 from optuna_vpbo.search_space import MixedSpaceEncoder
 
 # Paper, sec. 5: SMAC starts from 24 random initial points.
@@ -48,7 +46,7 @@ def _configuration_space(encoder: MixedSpaceEncoder, seed: int) -> Any:
     from ConfigSpace import Categorical, ConfigurationSpace, Float
 
     space = ConfigurationSpace(seed=seed)
-    for name, levels in zip(encoder.categorical_names, encoder.n_levels):
+    for name, levels in zip(encoder.categorical_names, encoder.n_levels, strict=True):
         space.add(Categorical(name, list(range(int(levels)))))
     for name in encoder.numeric_names:
         space.add(Float(name, (0.0, 1.0)))
@@ -78,19 +76,15 @@ def _new_run(encoder: MixedSpaceEncoder, seed: int) -> _SMACRun:
     return _SMACRun(facade, encoder, workdir)
 
 
-class SMACSampler(BaseSampler):
+class SMACSampler(IntersectionSpaceSampler):
     """SMAC3's HPO facade behind Optuna's sampler protocol (see the module docstring)."""
 
     def __init__(self, *, seed: int = 0) -> None:
         if importlib.util.find_spec("smac") is None:
             raise ImportError("SMACSampler needs SMAC3: pip install 'optuna-vpbo[benchmarks]' (or smac).")
+        super().__init__(seed)
         self._seed = seed
-        self._independent_sampler = RandomSampler(seed=seed)
-        self._intersection_search_space = optuna.search_space.IntersectionSearchSpace()
         self._runs: dict[str, _SMACRun] = {}
-
-    def infer_relative_search_space(self, study: Study, trial: FrozenTrial) -> dict[str, BaseDistribution]:
-        return {n: d for n, d in self._intersection_search_space.calculate(study).items() if not d.single()}
 
     def sample_relative(
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
@@ -99,7 +93,7 @@ class SMACSampler(BaseSampler):
             return {}
         from smac.runhistory.dataclasses import TrialInfo, TrialValue
 
-        key = f"{study.study_name}|{sorted(search_space.items())!r}"
+        key = search_space_key(study, search_space)
         run = self._runs.get(key)
         if run is None:
             run = self._runs[key] = _new_run(MixedSpaceEncoder(search_space), self._seed)
@@ -123,13 +117,3 @@ class SMACSampler(BaseSampler):
         values = {name: int(h[0, j]) for j, name in enumerate(run.encoder.categorical_names)}
         values.update({name: float(x[0, j]) for j, name in enumerate(run.encoder.numeric_names)})
         return Configuration(run.facade.scenario.configspace, values=values)
-
-    def sample_independent(
-        self, study: Study, trial: FrozenTrial, param_name: str, param_distribution: BaseDistribution
-    ) -> Any:
-        return self._independent_sampler.sample_independent(study, trial, param_name, param_distribution)
-
-    def after_trial(
-        self, study: Study, trial: FrozenTrial, state: TrialState, values: Sequence[float] | None
-    ) -> None:
-        self._independent_sampler.after_trial(study, trial, state, values)

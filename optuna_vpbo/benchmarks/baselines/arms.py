@@ -27,7 +27,7 @@ from optuna_vpbo.benchmarks.baselines.hyperparameters import (
     RefitSchedule,
 )
 from optuna_vpbo.benchmarks.baselines.strategy import Observations, Point, Strategy
-from optuna_vpbo.benchmarks.baselines.ucb import Surrogate, UCBSettings, maximise_ucb
+from optuna_vpbo.benchmarks.baselines.ucb import PAPER_UCB, Surrogate, UCBSettings, maximise_ucb
 
 N_INIT_PER_ARM = 3
 N_ARM_RESTARTS = 3
@@ -68,7 +68,7 @@ class ArmModel:
 class PerArmStrategy(Strategy):
     """One GP per arm, 3 random initial points per arm, UCB on x in the arm ``choose_arm`` picks."""
 
-    def __init__(self, *, n_init_per_arm: int = N_INIT_PER_ARM, ucb: UCBSettings = UCBSettings()) -> None:
+    def __init__(self, *, n_init_per_arm: int = N_INIT_PER_ARM, ucb: UCBSettings = PAPER_UCB) -> None:
         if n_init_per_arm < 1:
             raise ValueError(f"n_init_per_arm must be positive, got {n_init_per_arm}.")
         self.n_init_per_arm = n_init_per_arm

@@ -36,7 +36,7 @@ from optuna_vpbo.benchmarks.baselines.hyperparameters import (
 )
 from optuna_vpbo.benchmarks.baselines.search_init import search_initialization_point
 from optuna_vpbo.benchmarks.baselines.strategy import PAPER_N_STARTUP_TRIALS, Observations, Point, RandomStartupStrategy
-from optuna_vpbo.benchmarks.baselines.ucb import Surrogate, UCBSettings, maximise_ucb
+from optuna_vpbo.benchmarks.baselines.ucb import PAPER_UCB, Surrogate, UCBSettings, maximise_ucb
 
 COCABO_FIXED_LAMBDA = 0.5
 
@@ -91,12 +91,13 @@ class CoCaBO(RandomStartupStrategy):
         budget: int = DEFAULT_BUDGET,
         search_initialization: bool = False,
         n_startup_trials: int = PAPER_N_STARTUP_TRIALS,
-        ucb: UCBSettings = UCBSettings(),
+        ucb: UCBSettings = PAPER_UCB,
     ) -> None:
         super().__init__(n_startup_trials)
         lam_bounds = LAMBDA_BOUNDS if lam is None else (lam, lam)
         schedule = RefitSchedule(first=n_startup_trials + COCABO_REFIT_INTERVAL, interval=COCABO_REFIT_INTERVAL)
-        self.model = HyperparameterCache(ModelSettings(schedule, lam_bounds=lam_bounds, variance_bounds=COCABO_VARIANCE))
+        settings = ModelSettings(schedule, lam_bounds=lam_bounds, variance_bounds=COCABO_VARIANCE)
+        self.model = HyperparameterCache(settings)
         self.bandit = bandit or Exp3PerVariable(budget)
         self.search_initialization = search_initialization
         init_schedule = RefitSchedule(first=max(n_startup_trials // 2, 1), interval=COCABO_REFIT_INTERVAL)

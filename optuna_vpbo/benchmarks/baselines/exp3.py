@@ -57,7 +57,7 @@ class Exp3:
         all the data in order, the initial design first (see the module docstring)."""
         log_weights = self.initial_log_weights()
         best = np.full(self.n_arms, -np.inf)
-        for t, (arm, value) in enumerate(zip(arms, raw_rewards)):
+        for t, (arm, value) in enumerate(zip(arms, raw_rewards, strict=True)):
             best[arm] = max(best[arm], value)
             if t >= first_pull:
                 log_weights = self.update(log_weights, int(arm), float(best[arm]))

@@ -12,14 +12,14 @@ import numpy as np
 from optuna_vpbo.benchmarks.baselines.arms import N_INIT_PER_ARM, PerArmStrategy, n_arms
 from optuna_vpbo.benchmarks.baselines.exp3 import DEFAULT_BUDGET, Exp3
 from optuna_vpbo.benchmarks.baselines.strategy import Observations
-from optuna_vpbo.benchmarks.baselines.ucb import UCBSettings
+from optuna_vpbo.benchmarks.baselines.ucb import PAPER_UCB, UCBSettings
 
 
 class EXP3BO(PerArmStrategy):
     """EXP3BO (see the module docstring); ``budget`` is the number of BO iterations expected."""
 
     def __init__(
-        self, *, budget: int = DEFAULT_BUDGET, n_init_per_arm: int = N_INIT_PER_ARM, ucb: UCBSettings = UCBSettings()
+        self, *, budget: int = DEFAULT_BUDGET, n_init_per_arm: int = N_INIT_PER_ARM, ucb: UCBSettings = PAPER_UCB
     ) -> None:
         super().__init__(n_init_per_arm=n_init_per_arm, ucb=ucb)
         self.budget = budget

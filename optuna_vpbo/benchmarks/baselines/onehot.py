@@ -24,7 +24,7 @@ from optuna_vpbo.benchmarks.baselines.hyperparameters import (
     RefitSchedule,
 )
 from optuna_vpbo.benchmarks.baselines.strategy import PAPER_N_STARTUP_TRIALS, Observations, Point, RandomStartupStrategy
-from optuna_vpbo.benchmarks.baselines.ucb import Surrogate, UCBSettings, maximise_ucb
+from optuna_vpbo.benchmarks.baselines.ucb import PAPER_UCB, Surrogate, UCBSettings, maximise_ucb
 
 
 def one_hot(h: np.ndarray, n_levels: np.ndarray) -> np.ndarray:
@@ -64,7 +64,7 @@ class OneHotBO(RandomStartupStrategy):
         *,
         n_startup_trials: int = PAPER_N_STARTUP_TRIALS,
         refit_interval: int = COCABO_REFIT_INTERVAL,
-        ucb: UCBSettings = UCBSettings(),
+        ucb: UCBSettings = PAPER_UCB,
     ) -> None:
         super().__init__(n_startup_trials)
         schedule = RefitSchedule(first=n_startup_trials, interval=refit_interval)

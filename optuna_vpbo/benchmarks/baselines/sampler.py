@@ -1,31 +1,27 @@
 """GPBanditSampler: Optuna's bookkeeping for the paper's GP-bandit baselines, done once.
 
-It speaks Optuna's protocol as VPBOSampler does (``optuna_vpbo/sampler.py``): the relative search
-space is the intersection search space of the study (single-value distributions left out); the
-complete trials that cover it are encoded by ``MixedSpaceEncoder`` into (h, x), with standardised
-targets to maximise (``transformed_targets(..., "standardize")``) and raw rewards; the strategy
-(``strategy.Strategy``) chooses the next (h, x), which is decoded exactly onto Optuna's grids.
-The strategy's random numbers come from a generator seeded by (seed, trial number).
-
-Parameters outside the relative search space, the first trial (before any search space is
-known) and multi-objective studies go to the independent sampler (``RandomSampler(seed)``).
+It speaks Optuna's protocol as VPBOSampler does (``intersection_sampler``): the complete trials
+that cover the relative search space are encoded by ``MixedSpaceEncoder`` into (h, x), with
+standardised targets to maximise (``transformed_targets(..., "standardize")``) and raw rewards;
+the strategy (``strategy.Strategy``) chooses the next (h, x), which is decoded exactly onto
+Optuna's grids. The strategy's random numbers come from a generator seeded by (seed, trial
+number). Multi-objective studies are sampled at random (the baselines are single-objective).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import optuna
 from optuna.distributions import BaseDistribution
-from optuna.samplers import BaseSampler, RandomSampler
+from optuna.samplers import BaseSampler
 from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from optuna_vpbo._targets import finite_values, transformed_targets
 from optuna_vpbo.benchmarks.baselines.strategy import Observations, Strategy
+from optuna_vpbo.benchmarks.intersection_sampler import IntersectionSpaceSampler, search_space_key
 from optuna_vpbo.sampler import _THREADPOOLS, _seed_entropy
 from optuna_vpbo.search_space import MixedSpaceEncoder
 
@@ -42,11 +38,11 @@ def observations(study: Study, search_space: dict[str, BaseDistribution]) -> tup
     values = finite_values(np.array([t.value for t in complete], dtype=np.float64))
     rewards = -values if study.direction == StudyDirection.MINIMIZE else values
     y = transformed_targets(values, study.direction, "standardize")[0] if len(values) else values
-    key = f"{study.study_name}|{sorted(search_space.items())!r}"
+    key = search_space_key(study, search_space)
     return Observations(h, x, y, rewards, encoder.n_levels, encoder.round_to_grid, key), encoder
 
 
-class GPBanditSampler(BaseSampler):
+class GPBanditSampler(IntersectionSpaceSampler):
     """An Optuna sampler that runs one baseline ``strategy`` (CoCaBO, RandomBO, One-hot BO,
     EXP3BO, Bandit-BO; see ``optuna_vpbo.benchmarks.baselines``).
 
@@ -60,22 +56,14 @@ class GPBanditSampler(BaseSampler):
     def __init__(
         self, strategy: Strategy, *, seed: int | None = None, independent_sampler: BaseSampler | None = None
     ) -> None:
+        super().__init__(seed, independent_sampler)
         self.strategy = strategy
         self._base_seed = _seed_entropy(seed)
-        self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
-        self._intersection_search_space = optuna.search_space.IntersectionSearchSpace()
         self._lock = threading.Lock()
 
     def reseed_rng(self) -> None:
         self._base_seed = _seed_entropy(None)
-        self._independent_sampler.reseed_rng()
-
-    def infer_relative_search_space(self, study: Study, trial: FrozenTrial) -> dict[str, BaseDistribution]:
-        return {
-            name: dist
-            for name, dist in self._intersection_search_space.calculate(study).items()
-            if not dist.single()
-        }
+        super().reseed_rng()
 
     def sample_relative(
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
@@ -89,16 +77,3 @@ class GPBanditSampler(BaseSampler):
             point = self.strategy.startup_point(data, rng)
             h, x = point if point is not None else self.strategy.next_point(data, rng)
         return encoder.decode(h, data.snap(np.asarray(x, dtype=np.float64).reshape(1, -1))[0])
-
-    def sample_independent(
-        self, study: Study, trial: FrozenTrial, param_name: str, param_distribution: BaseDistribution
-    ) -> Any:
-        return self._independent_sampler.sample_independent(study, trial, param_name, param_distribution)
-
-    def before_trial(self, study: Study, trial: FrozenTrial) -> None:
-        self._independent_sampler.before_trial(study, trial)
-
-    def after_trial(
-        self, study: Study, trial: FrozenTrial, state: TrialState, values: Sequence[float] | None
-    ) -> None:
-        self._independent_sampler.after_trial(study, trial, state, values)
