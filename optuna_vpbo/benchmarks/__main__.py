@@ -1,10 +1,12 @@
-"""Command line: ``python -m optuna_vpbo.benchmarks {run,report} ...``."""
+"""Command line: ``python -m optuna_vpbo.benchmarks {run,report,overhead} ...``."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
+from optuna_vpbo import VPBOSampler
+from optuna_vpbo.benchmarks import overhead
 from optuna_vpbo.benchmarks.oracle import ORACLE
 from optuna_vpbo.benchmarks.plots import SMOOTH_WINDOW, write_figures
 from optuna_vpbo.benchmarks.problems import PROBLEM_NAMES
@@ -42,9 +44,21 @@ def main(argv: list[str] | None = None) -> None:
     report_parser.add_argument("--n-init", type=int, default=N_INIT, help="trials of the initial design")
     report_parser.add_argument("--figures", type=Path, default=DEFAULT_FIGURES, help="folder of the PNG figures")
     report_parser.add_argument("--window", type=int, default=SMOOTH_WINDOW, help="smoothing window (iterations)")
+    overhead_parser = commands.add_parser("overhead", help="sampler time per trial against n and C")
+    overhead_parser.add_argument("--cases", type=_names, default=list(overhead.CASES))
+    overhead_parser.add_argument("--samplers", type=_names, default=["vpbo", "gp", "tpe"])
+    overhead_parser.add_argument("--sizes", type=lambda s: [int(v) for v in _names(s)], default=[50, 100, 200, 500, 1000])
+    overhead_parser.add_argument("--window", type=int, default=overhead.DEFAULT_WINDOW, help="trials timed per measurement")
+    overhead_parser.add_argument("--jobs", type=int, default=1, help="processes (1: no interference between timings)")
     args = parser.parse_args(argv)
     if args.command == "run":
         run(args.problems, args.samplers, range(args.seeds), args.trials, args.out, args.jobs)
+    elif args.command == "overhead":
+        results = overhead.run_grid(args.cases, args.samplers, args.sizes, args.window, args.jobs)
+        settings = VPBOSampler().settings
+        flops = overhead.gemm_flops_per_second()
+        print(f"single-thread GEMM: {flops / 1e9:.1f} GFlop/s")
+        print(overhead.overhead_table(results, flops, settings.n_candidates, settings.max_enumerated_combinations))
     else:
         report(args)
 
