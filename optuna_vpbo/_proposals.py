@@ -19,8 +19,16 @@ import scipy.optimize
 from scipy.stats import qmc
 
 from optuna_vpbo import _core
+from optuna_vpbo._combinations import hamming_neighbours
 
 MAX_REFINE_ITERATIONS = 50
+# Screening of large combination sets (beyond the exhaustive regime): every combination is first
+# scored on this many candidates; the best ones and the one-change neighbours of the very best
+# then get full proposals.
+SCREEN_ABOVE = 512
+N_SCREEN_CANDIDATES = 64
+N_SCREENED = 128
+N_NEIGHBOUR_SEEDS = 4
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,6 +90,30 @@ def refine(
     x = snap(np.clip(result.x, 0.0, 1.0).reshape(1, -1))[0]
     value = -negative(x)[0]
     return (x, value) if value > value0 else (x0, value0)
+
+
+def screen_combinations(
+    acquisition: Acquisition, combinations: np.ndarray, candidates: np.ndarray, n_levels: np.ndarray
+) -> np.ndarray:
+    """A shortlist of a large set of combinations for the full value proposals.
+
+    All combinations are scored on the first ``N_SCREEN_CANDIDATES`` candidates (a coarse
+    proposal); the ``N_SCREENED`` best are kept, plus every one-change neighbour of the
+    ``N_NEIGHBOUR_SEEDS`` best (a local search step over combinations). Small sets are returned
+    unchanged, so the paper's exhaustive proposals stay exact there.
+    """
+    if len(combinations) <= SCREEN_ABOVE:
+        return combinations
+    _, coarse = _core.value_proposals(
+        acquisition.objective, combinations, candidates[:N_SCREEN_CANDIDATES], acquisition.best, acquisition.constraints
+    )
+    order = np.argsort(-coarse, kind="stable")
+    seeds = combinations[order[:N_NEIGHBOUR_SEEDS]]
+    shortlist = np.concatenate(
+        [combinations[order[:N_SCREENED]], *(hamming_neighbours(seed, n_levels) for seed in seeds)]
+    )
+    _, first = np.unique(shortlist, axis=0, return_index=True)
+    return np.ascontiguousarray(shortlist[np.sort(first)], dtype=np.int32)
 
 
 def propose(

@@ -23,7 +23,7 @@ from optuna_vpbo._combinations import candidate_combinations
 from optuna_vpbo._fit import GPHyperparameters, fit_hyperparameters
 from optuna_vpbo._init_design import max_value_samples, mes_numeric_point, random_combination
 from optuna_vpbo import _core
-from optuna_vpbo._proposals import Acquisition, propose, sobol_candidates
+from optuna_vpbo._proposals import Acquisition, propose, screen_combinations, sobol_candidates
 from optuna_vpbo._targets import (
     OUTPUT_TRANSFORMS,
     scalarized_values,
@@ -217,14 +217,16 @@ class VPBOSampler(BaseSampler):
         # a multi-threaded OpenBLAS spins and slows down badly on a busy machine.
         with self._lock, _THREADPOOLS.limit(limits=1, user_api="blas"):
             params = self._sample_relative_locked(study, trial, search_space)
-        if params:
-            encoded = json.dumps(params)
-            for i in range(0, len(encoded), _SYSTEM_ATTR_MAX_LENGTH):
-                study._storage.set_trial_system_attr(
-                    trial._trial_id,
-                    f"{_RELATIVE_PARAMS_KEY}:{i // _SYSTEM_ATTR_MAX_LENGTH}",
-                    encoded[i : i + _SYSTEM_ATTR_MAX_LENGTH],
-                )
+            # Published before the lock is released, so that the next thread of this process
+            # already sees this trial as pending.
+            if params:
+                encoded = json.dumps(params)
+                for i in range(0, len(encoded), _SYSTEM_ATTR_MAX_LENGTH):
+                    study._storage.set_trial_system_attr(
+                        trial._trial_id,
+                        f"{_RELATIVE_PARAMS_KEY}:{i // _SYSTEM_ATTR_MAX_LENGTH}",
+                        encoded[i : i + _SYSTEM_ATTR_MAX_LENGTH],
+                    )
         return params
 
     def _sample_relative_locked(
@@ -285,11 +287,15 @@ class VPBOSampler(BaseSampler):
 
         # Feasible trials first, each group best first.
         best_first = np.lexsort((-y, ~feasible))
-        combinations = candidate_combinations(
-            encoder.n_levels, settings.max_enumerated_combinations, rng, h[best_first]
+        acquisition = Acquisition(gp, best, constraints)
+        combinations = screen_combinations(
+            acquisition,
+            candidate_combinations(encoder.n_levels, settings.max_enumerated_combinations, rng, h[best_first]),
+            candidates,
+            encoder.n_levels,
         )
         proposal = propose(
-            Acquisition(gp, best, constraints),
+            acquisition,
             combinations,
             candidates,
             n_refine=settings.n_refine,
