@@ -22,6 +22,8 @@ from optuna_vpbo import _core
 from optuna_vpbo._combinations import hamming_neighbours
 
 MAX_REFINE_ITERATIONS = 50
+# Encoded points closer than this in every coordinate are the same trial.
+_SAME_POINT = 1e-12
 # Screening of large combination sets (beyond the exhaustive regime): every combination is first
 # scored on this many candidates; the best ones and the one-change neighbours of the very best
 # then get full proposals.
@@ -49,6 +51,7 @@ class Proposal:
     h: np.ndarray  # codes of the chosen combination (k,)
     x: np.ndarray  # numeric point in [0, 1]^d
     value: float  # its acquisition value
+    x_candidate: np.ndarray  # the chosen combination's best candidate, before refinement
     ranking: list[tuple[tuple[int, ...], float]]  # best combinations with their proposal values
 
 
@@ -124,6 +127,8 @@ def propose(
     n_refine: int,
     observed_h: np.ndarray,
     observed_x: np.ndarray,
+    taken_h: np.ndarray,
+    taken_x: np.ndarray,
     n_ranking: int,
     snap: Callable[[np.ndarray], np.ndarray],
 ) -> Proposal:
@@ -133,8 +138,9 @@ def propose(
     is measured the same way (refining only some proposals would inflate exactly those). Then
     up to ``n_refine`` L-BFGS-B runs refine x within the chosen combination: from its best
     candidate and from the observed points of that combination (``observed_h``, ``observed_x``,
-    best first). ``snap`` moves points onto the parameters' grids. Ties go to the earlier
-    combination.
+    best first). A refined point that is already evaluated or pending (``taken_h``,
+    ``taken_x``) is not taken: a refinement that cannot leave an observed start would propose it
+    again. ``snap`` moves points onto the parameters' grids. Ties go to the earlier combination.
     """
     best_index, values = _core.value_proposals(
         acquisition.objective, combinations, candidates, acquisition.best, acquisition.constraints
@@ -142,11 +148,14 @@ def propose(
     order = np.argsort(-values, kind="stable")
     chosen = int(order[0])
     h, x, value = combinations[chosen], candidates[best_index[chosen]], float(values[chosen])
+    x_candidate = x
     if candidates.shape[1] > 0 and n_refine > 0 and math.isfinite(value):
         same_combination = np.all(observed_h == h, axis=1)
+        taken = taken_x[np.all(taken_h == h, axis=1)]
         for x0 in [x, *observed_x[same_combination][: n_refine - 1]]:
             x_refined, value_refined = refine(acquisition, h, x0, snap)
-            if value_refined > value:
+            is_taken = bool(np.any(np.all(np.abs(taken - x_refined) <= _SAME_POINT, axis=1)))
+            if value_refined > value and not is_taken:
                 x, value = x_refined, value_refined
     ranking = [(tuple(int(a) for a in combinations[c]), float(values[c])) for c in order[:n_ranking]]
-    return Proposal(np.asarray(h, dtype=np.int32), np.asarray(x, dtype=np.float64), value, ranking)
+    return Proposal(np.asarray(h, dtype=np.int32), np.asarray(x, dtype=np.float64), value, x_candidate, ranking)

@@ -216,22 +216,23 @@ class VPBOSampler(BaseSampler):
         # One BLAS thread: the native core is single-threaded by design, and SciPy's L-BFGS-B with
         # a multi-threaded OpenBLAS spins and slows down badly on a busy machine.
         with self._lock, _THREADPOOLS.limit(limits=1, user_api="blas"):
-            params = self._sample_relative_locked(study, trial, search_space)
+            params, fallback = self._sample_relative_locked(study, trial, search_space)
             # Published before the lock is released, so that the next thread of this process
             # already sees this trial as pending.
-            if params:
-                encoded = json.dumps(params)
-                for i in range(0, len(encoded), _SYSTEM_ATTR_MAX_LENGTH):
-                    study._storage.set_trial_system_attr(
-                        trial._trial_id,
-                        f"{_RELATIVE_PARAMS_KEY}:{i // _SYSTEM_ATTR_MAX_LENGTH}",
-                        encoded[i : i + _SYSTEM_ATTR_MAX_LENGTH],
-                    )
+            _publish(study, trial, params)
+        if fallback is not None and _published_by_another(study, trial, params):
+            # Another process computed the same point at the same time (both refined from the
+            # same observed best) and published it: whichever publisher sees the clash takes its
+            # unrefined candidate instead. The later publisher always sees the earlier one, so
+            # at least one of them moves.
+            params = fallback
+            _publish(study, trial, params)
         return params
 
     def _sample_relative_locked(
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
-    ) -> dict[str, Any]:
+    ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The suggestion, and an alternative for when another worker published the same one."""
         settings = self._settings
         trials = study._get_trials(
             deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING), use_cache=False
@@ -244,7 +245,7 @@ class VPBOSampler(BaseSampler):
         )
         if len(complete) < max(n_random, 1):
             self._record(study, trial, {"phase": "random"})
-            return {}
+            return {}, None
 
         encoder = MixedSpaceEncoder(search_space)
         rng = np.random.default_rng([self._base_seed, trial.number])
@@ -261,11 +262,10 @@ class VPBOSampler(BaseSampler):
             key, h, x, lambda e: transformed_targets(values, direction, settings.output_transform, e), rng
         )
         gp = hyperparameters.make_gp(h, x, y)
-        pending = _pending_points(trials, trial, encoder)
-        if pending is not None:
+        h_pending, x_pending = _pending_points(trials, trial, encoder)
+        if len(h_pending):
             # Kriging believer: condition on the running trials at their posterior mean, which
             # keeps the mean and shrinks the variance there, so workers spread out.
-            h_pending, x_pending = pending
             mean, _ = gp.predict(h_pending, x_pending)
             gp = hyperparameters.make_gp(
                 np.vstack([h, h_pending]), np.vstack([x, x_pending]), np.concatenate([y, mean])
@@ -283,7 +283,7 @@ class VPBOSampler(BaseSampler):
                 else np.zeros(0)
             )
             self._record(study, trial, {"phase": "mes", **_model_diagnostics(hyperparameters, encoder)})
-            return encoder.decode(h_next, x_next)
+            return encoder.decode(h_next, x_next), None
 
         # Feasible trials first, each group best first.
         best_first = np.lexsort((-y, ~feasible))
@@ -301,6 +301,8 @@ class VPBOSampler(BaseSampler):
             n_refine=settings.n_refine,
             observed_h=h[best_first],
             observed_x=x[best_first],
+            taken_h=np.vstack([h, h_pending]),
+            taken_x=np.vstack([x, x_pending]),
             n_ranking=_N_RANKING,
             snap=encoder.round_to_grid,
         )
@@ -314,7 +316,7 @@ class VPBOSampler(BaseSampler):
                 trial,
                 {"phase": "proposals", "top_proposals": top, **_model_diagnostics(hyperparameters, encoder)},
             )
-        return encoder.decode(proposal.h, proposal.x)
+        return encoder.decode(proposal.h, proposal.x), encoder.decode(proposal.h, proposal.x_candidate)
 
     def _record(self, study: Study, trial: FrozenTrial, diagnostics: dict[str, Any]) -> None:
         if self._settings.record_proposals:
@@ -443,20 +445,39 @@ def _n_complete(study: Study) -> int:
     return len(study._get_trials(deepcopy=False, states=(TrialState.COMPLETE,), use_cache=True))
 
 
+def _publish(study: Study, trial: FrozenTrial, params: dict[str, Any]) -> None:
+    """Write the suggestion into the trial's system attributes, in chunks, count last."""
+    if not params:
+        return
+    encoded = json.dumps(params)
+    chunks = [encoded[i : i + _SYSTEM_ATTR_MAX_LENGTH] for i in range(0, len(encoded), _SYSTEM_ATTR_MAX_LENGTH)]
+    for i, chunk in enumerate(chunks):
+        study._storage.set_trial_system_attr(trial._trial_id, f"{_RELATIVE_PARAMS_KEY}:{i}", chunk)
+    study._storage.set_trial_system_attr(trial._trial_id, f"{_RELATIVE_PARAMS_KEY}:count", len(chunks))
+
+
 def _in_flight_params(trial: FrozenTrial) -> dict[str, Any]:
     """A running trial's parameters: those it has set, plus the suggestion it published."""
-    chunks = []
-    while (chunk := trial.system_attrs.get(f"{_RELATIVE_PARAMS_KEY}:{len(chunks)}")) is not None:
-        chunks.append(chunk)
-    params = json.loads("".join(chunks)) if chunks else {}
+    count = trial.system_attrs.get(f"{_RELATIVE_PARAMS_KEY}:count", 0)
+    chunks = [trial.system_attrs.get(f"{_RELATIVE_PARAMS_KEY}:{i}") for i in range(count)]
+    try:
+        params = json.loads("".join(chunks)) if count and None not in chunks else {}
+    except ValueError:
+        params = {}  # read while being rewritten: the trial is seen again at the next call
     params.update(trial.params)
     return params
 
 
+def _published_by_another(study: Study, current: FrozenTrial, params: dict[str, Any]) -> bool:
+    running = study._get_trials(deepcopy=False, states=(TrialState.RUNNING,), use_cache=False)
+    return any(t.number != current.number and _in_flight_params(t) == params for t in running)
+
+
 def _pending_points(
     trials: list[FrozenTrial], current: FrozenTrial, encoder: MixedSpaceEncoder
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """Encoded points of the other running trials whose parameters cover the search space."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """Encoded points (h, x) of the other running trials whose parameters cover the search
+    space (empty arrays when there are none)."""
     names = set(encoder.categorical_names) | set(encoder.numeric_names)
     points = []
     for t in trials:
@@ -468,6 +489,9 @@ def _pending_points(
                 points.append(encoder.encode([params]))
             except (ValueError, KeyError, TypeError):
                 continue  # values from another search space: not a pending point of this one
-    if not points:
-        return None
-    return np.vstack([p[0] for p in points]), np.vstack([p[1] for p in points])
+    h_pending = np.zeros((0, encoder.n_categorical), dtype=np.int32)
+    x_pending = np.zeros((0, encoder.n_numeric))
+    return (
+        np.vstack([h_pending, *(p[0] for p in points)]).astype(np.int32),
+        np.vstack([x_pending, *(p[1] for p in points)]),
+    )

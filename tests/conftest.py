@@ -26,6 +26,7 @@ import multiprocessing  # noqa: E402
 import pickle  # noqa: E402
 import select  # noqa: E402
 import signal  # noqa: E402
+import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
@@ -91,9 +92,8 @@ def assert_all_complete(study: optuna.Study, n_trials: int) -> None:
 
 def published_params(trial: FrozenTrial) -> dict[str, Any] | None:
     """The GP's suggestion that the sampler published for a trial, None if it made none."""
-    chunks = []
-    while (chunk := trial.system_attrs.get(f"{_RELATIVE_PARAMS_KEY}:{len(chunks)}")) is not None:
-        chunks.append(chunk)
+    count = trial.system_attrs.get(f"{_RELATIVE_PARAMS_KEY}:count", 0)
+    chunks = [trial.system_attrs[f"{_RELATIVE_PARAMS_KEY}:{i}"] for i in range(count)]
     return json.loads("".join(chunks)) if chunks else None
 
 
@@ -279,3 +279,20 @@ def assert_distinct_params(study: optuna.Study) -> None:
     points = [tuple(sorted(p.items())) for p in all_params(study)]
     duplicates = {p for p in points if points.count(p) > 1}
     assert not duplicates, f"trials with identical parameters: {duplicates}"
+
+
+# --- Commands run by the tests (test_dashboard.py, test_examples.py) -------------------------
+
+
+def run_bounded(command: list[str], timeout: float, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    """Run a command in its own process group; on timeout kill the whole group and fail."""
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, **kwargs
+    )
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        pytest.fail(f"{command[0]} did not finish within {timeout:.0f} s", pytrace=False)
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)

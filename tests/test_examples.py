@@ -1,0 +1,43 @@
+"""Every example runs as a user runs it, with a tiny budget: ``python examples/NAME.py --trials 5``.
+
+Each runs in a subprocess from a temporary folder (where any SQLite file it writes lands) and must
+exit 0 and print its summary line.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import run_bounded
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+N_TRIALS = 5
+TIMEOUT_SECONDS = 300
+
+# Each example and a pattern that its output must contain.
+EXPECTED_OUTPUT = {
+    "quickstart": r"best value -?\d+\.\d+ \(optimum",
+    "sklearn_svm": r"best accuracy 0\.\d{4} \(trial #\d+ of 5\)",
+    "xgboost_classifier": r"best log loss \d+\.\d{4}, accuracy 0\.\d{4}",
+    "two_objectives": r"Pareto front: \d+ of 5 trials",
+    "constrained": r"\d+ of 5 trials reach a recall of 95%",
+    "dashboard": r"open the study: optuna-dashboard sqlite:///",
+}
+
+
+def test_every_example_is_tested() -> None:
+    assert sorted(p.stem for p in EXAMPLES.glob("*.py")) == sorted(EXPECTED_OUTPUT)
+
+
+@pytest.mark.parametrize("name", list(EXPECTED_OUTPUT))
+def test_example_runs(name: str, tmp_path: Path) -> None:
+    command = [sys.executable, str(EXAMPLES / f"{name}.py"), "--trials", str(N_TRIALS)]
+    if name in ("quickstart", "dashboard"):  # they store their study in SQLite by default
+        command += ["--storage", f"sqlite:///{tmp_path / 'study.db'}"]
+    result = run_bounded(command, TIMEOUT_SECONDS, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert re.search(EXPECTED_OUTPUT[name], result.stdout), result.stdout
