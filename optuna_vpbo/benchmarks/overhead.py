@@ -128,7 +128,7 @@ def overhead_table(results: list[Measurement], flops_per_second: float, n_candid
         times = {s: by_key[(case, n, s)].median_seconds for s in samplers if (case, n, s) in by_key}
         row += [f"{times[s]:.4f}" if s in times else "-" for s in samplers]
         vpbo = times.get("vpbo")
-        row += [f"{times[s] / vpbo:.1f}" if vpbo and s in times else "-" for s in samplers if s != "vpbo"]
+        row += [f"{times[s] / vpbo:.3g}" if vpbo and s in times else "-" for s in samplers if s != "vpbo"]
         floor = proposal_flops(case, n, n_candidates, max_combinations) / flops_per_second
         peak = by_key.get((case, n, "vpbo"))
         row += [f"{peak.peak_memory_mib:.0f}" if peak else "-", f"{floor:.4f}", f"{vpbo / floor:.1f}" if vpbo else "-"]
