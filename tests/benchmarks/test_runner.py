@@ -1,0 +1,38 @@
+"""Smoke runs of the benchmark runner (resume) and the overhead measurement at tiny budgets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from optuna_vpbo.benchmarks import overhead
+from optuna_vpbo.benchmarks.runner import result_path, run
+
+
+def test_run_stores_one_file_per_run_and_resumes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run(["func2c"], ["random", "vpbo"], [0], 5, tmp_path, jobs=1)
+    for sampler in ("random", "vpbo"):
+        record = json.loads(result_path(tmp_path, "func2c", sampler, 0).read_text())
+        assert record["n_trials"] == 5 and len(record["values"]) == 5 and len(record["params"]) == 5
+        assert all(s >= 0 for s in record["sampler_seconds"])
+        assert record["environment"]["optuna"]
+    capsys.readouterr()
+    run(["func2c"], ["random", "vpbo"], [0], 5, tmp_path, jobs=1)
+    assert "0 runs to do (2 stored already)" in capsys.readouterr().out
+
+
+def test_run_rejects_unknown_names(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="nope"):
+        run(["func2c"], ["nope"], [0], 5, tmp_path, jobs=1)
+
+
+def test_overhead_measures_the_window_and_the_floor_grows_with_n() -> None:
+    measurement = overhead.measure("func2c", "vpbo", n_trials=30, window=2)
+    assert measurement.n_trials == 30 and measurement.median_seconds > 0
+    # dominated by the n^2 S triangular solves: doubling n about quadruples the work
+    ratio = overhead.proposal_flops("func2c", 400, 512, 4096) / overhead.proposal_flops("func2c", 200, 512, 4096)
+    assert 3.5 < ratio < 5.0
+    table = overhead.overhead_table([measurement], 1e10, 512, 4096)
+    assert "| func2c | 30 |" in table
