@@ -1,4 +1,4 @@
-"""Command line: ``python -m optuna_vpbo.benchmarks {run,report,overhead} ...``."""
+"""Command line: ``python -m optuna_vpbo.benchmarks {run,report,hypervolume,overhead} ...``."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from pathlib import Path
 
 from optuna_vpbo import VPBOSampler
 from optuna_vpbo.benchmarks import overhead
+from optuna_vpbo.benchmarks.hypervolume import hypervolume_table
 from optuna_vpbo.benchmarks.oracle import ORACLE
 from optuna_vpbo.benchmarks.plots import SMOOTH_WINDOW, write_figures
 from optuna_vpbo.benchmarks.problems import PROBLEM_NAMES
@@ -44,6 +45,11 @@ def main(argv: list[str] | None = None) -> None:
     report_parser.add_argument("--n-init", type=int, default=N_INIT, help="trials of the initial design")
     report_parser.add_argument("--figures", type=Path, default=DEFAULT_FIGURES, help="folder of the PNG figures")
     report_parser.add_argument("--window", type=int, default=SMOOTH_WINDOW, help="smoothing window (iterations)")
+    hypervolume_parser = commands.add_parser("hypervolume", help="hypervolume table of multi-objective runs")
+    hypervolume_parser.add_argument("--problems", type=_names, required=True)
+    hypervolume_parser.add_argument("--samplers", type=_names, required=True)
+    hypervolume_parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    hypervolume_parser.add_argument("--checkpoints", type=lambda s: [int(v) for v in _names(s)], default=[50, 100])
     overhead_parser = commands.add_parser("overhead", help="sampler time per trial against n and C")
     overhead_parser.add_argument("--cases", type=_names, default=list(overhead.CASES))
     overhead_parser.add_argument("--samplers", type=_names, default=["vpbo", "gp", "tpe"])
@@ -53,6 +59,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.command == "run":
         run(args.problems, args.samplers, range(args.seeds), args.trials, args.out, args.jobs)
+    elif args.command == "hypervolume":
+        print(hypervolume_table(args.out, args.problems, args.samplers, args.checkpoints))
     elif args.command == "overhead":
         results = overhead.run_grid(args.cases, args.samplers, args.sizes, args.window, args.jobs)
         settings = VPBOSampler().settings

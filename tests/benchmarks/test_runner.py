@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from optuna_vpbo.benchmarks import overhead
@@ -36,3 +37,15 @@ def test_overhead_measures_the_window_and_the_floor_grows_with_n() -> None:
     assert 3.5 < ratio < 5.0
     table = overhead.overhead_table([measurement], 1e10, 512, 4096)
     assert "| func2c | 30 |" in table
+
+
+def test_hypervolume_against_a_hand_computed_front() -> None:
+    from optuna_vpbo.benchmarks.hypervolume import hypervolume_after, losses
+
+    # two minimised objectives: points (1, 3), (2, 2), (3, 1) against reference (4, 4)
+    points = losses({"values": [[1, 3], [2, 2], [3, 1], None]}, ("minimize", "minimize"))
+    assert points.shape == (3, 2)
+    assert hypervolume_after(points, np.array([4.0, 4.0]), 3) == pytest.approx(3 + 2 + 1)
+    assert hypervolume_after(points, np.array([4.0, 4.0]), 1) == pytest.approx(3)
+    # a maximised objective is negated
+    assert losses({"values": [[1, 3]]}, ("maximize", "minimize")).tolist() == [[-1.0, 3.0]]
