@@ -526,6 +526,34 @@ def _nas_problem() -> Problem:
 
 
 # --------------------------------------------------------------------------------------------
+# A constrained mixed problem with a known optimum
+# --------------------------------------------------------------------------------------------
+
+CONSTRAINED_OFFSETS = {"a": 0.0, "b": 0.3, "c": 1.0}
+CONSTRAINED_OPTIMUM = 0.5  # x = y = 0.5 on the boundary x + y = 1, level "a"
+
+
+def _constrained_objective(trial: optuna.Trial) -> float:
+    """min x^2 + y^2 + offset(c) subject to x + y >= 1 (``set_constraint``: 1 - x - y <= 0)."""
+    level = trial.suggest_categorical("c", list(CONSTRAINED_OFFSETS))
+    x = trial.suggest_float("x", -2.0, 2.0)
+    y = trial.suggest_float("y", -2.0, 2.0)
+    trial.set_constraint("x_plus_y_at_least_1", 1.0 - x - y)
+    return x * x + y * y + CONSTRAINED_OFFSETS[level]
+
+
+def _constrained_problem() -> Problem:
+    return Problem(
+        name="constrained",
+        directions=(MINIMIZE,),
+        optimum=CONSTRAINED_OPTIMUM,
+        n_combinations=len(CONSTRAINED_OFFSETS),
+        objective=_constrained_objective,
+        description="quadratic with a categorical offset under a linear constraint (optimum 0.5 on the boundary)",
+    )
+
+
+# --------------------------------------------------------------------------------------------
 # Registry
 # --------------------------------------------------------------------------------------------
 
@@ -543,6 +571,7 @@ _FACTORIES: Mapping[str, Callable[[], Problem]] = {
     "svm_boston": _svm_problem,
     "xg_mnist": _xgb_problem,
     "nas_like": _nas_problem,
+    "constrained": _constrained_problem,
 }
 
 PROBLEM_NAMES: tuple[str, ...] = tuple(_FACTORIES)

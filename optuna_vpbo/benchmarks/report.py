@@ -83,8 +83,13 @@ def collect(out_dir: Path, problems: Sequence[str], samplers: Sequence[str], not
 
 
 def first_objective(record: Record) -> np.ndarray:
-    """First-objective value of each trial, NaN for failed trials."""
-    return np.array([v[0] if v else math.nan for v in record["values"]], dtype=float)
+    """First-objective value of each trial, NaN for failed and infeasible trials (a trial is
+    feasible when all its constraint values are <= 0)."""
+    constraints = record.get("constraints") or [[] for _ in record["values"]]
+    return np.array(
+        [v[0] if v and all(c <= 0 for c in cons) else math.nan for v, cons in zip(record["values"], constraints)],
+        dtype=float,
+    )
 
 
 def best_so_far(record: Record, direction: str) -> np.ndarray:

@@ -64,6 +64,7 @@ def run_one(problem_name: str, sampler_name: str, seed: int, n_trials: int) -> d
         "n_trials": n_trials,
         "values": [t.values for t in trials],
         "params": [t.params for t in trials],
+        "constraints": [list(t.constraints.values()) for t in trials],
         "sampler_seconds": [sampler.seconds.get(t.number, 0.0) for t in trials],
         "wall_seconds": time.perf_counter() - start,
         "environment": _environment(),
