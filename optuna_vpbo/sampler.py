@@ -34,6 +34,9 @@ from optuna_vpbo.search_space import MixedSpaceEncoder
 
 _logger = optuna.logging.get_logger(__name__)
 _THREADPOOLS = threadpoolctl.ThreadpoolController()
+# Numerical failures of the model (e.g. a Cholesky that fails even with jitter) that must not fail
+# the user's trial.
+_MODEL_FAILURES = (RuntimeError, ValueError, ArithmeticError, np.linalg.LinAlgError, MemoryError)
 
 # Running trials publish their suggestion here so that other workers treat them as pending.
 _RELATIVE_PARAMS_KEY = "vpbo:relative_params"
@@ -216,7 +219,15 @@ class VPBOSampler(BaseSampler):
         # One BLAS thread: the native core is single-threaded by design, and SciPy's L-BFGS-B with
         # a multi-threaded OpenBLAS spins and slows down badly on a busy machine.
         with self._lock, _THREADPOOLS.limit(limits=1, user_api="blas"):
-            params, fallback = self._sample_relative_locked(study, trial, search_space)
+            try:
+                params, fallback = self._sample_relative_locked(study, trial, search_space)
+            except _MODEL_FAILURES as error:
+                # A study never loses a trial to the sampler: the independent sampler takes over.
+                _logger.warning(
+                    f"VPBOSampler could not propose Trial#{trial.number} ({type(error).__name__}: "
+                    f"{error}); its parameters are sampled by {type(self._independent_sampler).__name__}."
+                )
+                return {}
             # Published before the lock is released, so that the next thread of this process
             # already sees this trial as pending.
             _publish(study, trial, params)

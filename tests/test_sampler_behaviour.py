@@ -371,3 +371,16 @@ def test_multi_objective_studies_use_the_gp(caplog: pytest.LogCaptureFixture) ->
     assert_gp_suggestions_used(study)
     assert all(len(t.values) == 2 for t in study.trials)
     assert warned_params(caplog) == set()
+
+
+def test_a_failing_model_never_fails_the_trial(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    import optuna_vpbo._proposals as proposals
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("Cholesky: simulated failure")
+
+    monkeypatch.setattr(proposals._core, "value_proposals", broken)
+    with caplog.at_level(logging.WARNING, logger=SAMPLER_LOGGER):
+        study = run_study(mixed_objective, 10)
+    assert_all_complete(study, 10)
+    assert "simulated failure" in caplog.text
