@@ -12,7 +12,8 @@ where the paper refits at every iteration; pass ``make_sampler`` to change the r
 
 ``oracle_record`` stores the trace in the runner's record format (``values``, ``params`` of the
 incumbent, ``sampler_seconds`` summed over the runs) so that ``report`` reads it as the sampler
-"oracle" (``python -m optuna_vpbo.benchmarks run --samplers oracle``).
+"oracle" (``python -m optuna_vpbo.benchmarks run --samplers oracle``), plus each combination's
+best trial (``combination_best``), which ranks the arms for the report's arm figures.
 """
 
 from __future__ import annotations
@@ -151,4 +152,11 @@ def oracle_record(problem_name: str | Problem, n_trials: int, seed: int, **kwarg
         "sampler_seconds": [float(s) for s in np.sum([run.sampler_seconds for run in runs], axis=0)],
         "wall_seconds": time.perf_counter() - start,
         "n_combinations": len(runs),
+        "combination_best": [_combination_best(run, direction) for run in runs],
     }
+
+
+def _combination_best(run: CombinationRun, direction: str) -> dict[str, Any]:
+    """The best trial of one combination's run: its parameters and value."""
+    params = _incumbent_params(run, len(run.values) - 1, direction)
+    return {"params": params, "value": float(run.values[run.params.index(params)])}

@@ -90,11 +90,13 @@ class ArmValues:
 
 
 def arm_values(records: Sequence[Record], names: Sequence[str], direction: str) -> ArmValues:
-    """The best value of each arm over all trials of ``records`` (failed trials left out)."""
+    """The best value of each arm over all trials of ``records`` (failed trials left out),
+    including the Oracle's best trial per combination where a record stores them."""
     values = ArmValues(tuple(names), {}, direction)
     better = min if direction == MINIMIZE else max
     for record in records:
-        for params, value in zip(record["params"], first_objective(record)):
+        oracle_best = [(b["params"], b["value"]) for b in record.get("combination_best", [])]
+        for params, value in [*zip(record["params"], first_objective(record)), *oracle_best]:
             arm = values.arm(params)
             if arm is not None and not np.isnan(value):
                 values.best[arm] = better(values.best.get(arm, value), float(value))

@@ -264,3 +264,8 @@ def test_oracle_record_has_the_runner_format() -> None:
     assert values == sorted(values, reverse=True)
     best = record["params"][-1]
     assert toy_objective(optuna.trial.FixedTrial(best)) == pytest.approx(values[-1])
+    per_combination = record["combination_best"]
+    assert sorted((b["params"]["h1"], b["params"]["h2"]) for b in per_combination) == sorted(TOY_OFFSETS)
+    for entry in per_combination:
+        assert toy_objective(optuna.trial.FixedTrial(entry["params"])) == pytest.approx(entry["value"])
+    assert min(b["value"] for b in per_combination) == pytest.approx(values[-1])

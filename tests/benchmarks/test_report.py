@@ -112,6 +112,14 @@ def test_arm_values_are_the_best_observed_value_of_each_arm(arm_values: plots.Ar
     assert arm_values.ranked()[:5] == [BEST_ARM, NEAR_ARM, FAR_ARM, (0, 0), (0, 2)]
 
 
+def test_arm_values_take_the_oracles_best_per_combination() -> None:
+    oracle = _oracle(0)
+    oracle["combination_best"] = [{"params": _params(FAR_ARM), "value": FUNC2C_OPTIMUM}]
+    values = plots.arm_values([_cycling(0), oracle], ("h1", "h2"), MINIMIZE)
+    assert values.best[FAR_ARM] == FUNC2C_OPTIMUM  # better than anything the runs observed
+    assert values.ranked()[0] == FAR_ARM
+
+
 def test_pull_fractions_of_the_top_arms(arm_values: plots.ArmValues) -> None:
     top = arm_values.ranked()[:5]
     for seed in SEEDS:
