@@ -3,6 +3,8 @@
 A run whose file exists is not run again, so an interrupted benchmark resumes where it stopped.
 Each file records the objective values per trial, the sampler's own time per trial (objective
 excluded, measured by ``TimedSampler``), the library versions, the machine and the command.
+Every run is single-threaded (BLAS, OpenMP and PyTorch's pools): ``jobs`` runs then share the
+cores without oversubscription, and every sampler is timed on one thread alike.
 """
 
 from __future__ import annotations
@@ -26,6 +28,20 @@ from optuna_vpbo.benchmarks.problems import get_problem
 from optuna_vpbo.benchmarks.samplers import TimedSampler, make_sampler
 
 
+# Thread pools of the libraries the samplers use (NumPy/SciPy BLAS, PyTorch for GPSampler).
+_THREAD_ENVIRONMENT = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _single_threaded() -> None:
+    """Worker initialiser: one thread per run. The variables reach PyTorch, which reads them when
+    GPSampler first imports it; threadpoolctl limits the BLAS already loaded with NumPy."""
+    import threadpoolctl
+
+    for name in _THREAD_ENVIRONMENT:
+        os.environ[name] = "1"
+    threadpoolctl.threadpool_limits(1)
+
+
 def result_path(out_dir: Path, problem: str, sampler: str, seed: int) -> Path:
     return out_dir / problem / sampler / f"seed{seed:03d}.json"
 
@@ -43,6 +59,7 @@ def _environment() -> dict[str, Any]:
         "scipy": scipy.__version__,
         "machine": f"{platform.machine()} {os.cpu_count()} cores {platform.processor() or ''}".strip(),
         "command": " ".join(sys.argv),
+        "threads": {name: os.environ.get(name) for name in _THREAD_ENVIRONMENT},
     }
 
 
@@ -104,7 +121,9 @@ def run(
     print(f"{len(todo)} runs to do ({len(problems) * len(samplers) * len(seeds) - len(todo)} stored already)")
     start = time.perf_counter()
     context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+    with concurrent.futures.ProcessPoolExecutor(
+        max_workers=jobs, mp_context=context, initializer=_single_threaded
+    ) as pool:
         futures = {
             pool.submit(_run_and_store, result_path(out_dir, p, s, seed), p, s, seed, n_trials): (p, s, seed)
             for p, s, seed in todo
