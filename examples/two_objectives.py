@@ -4,8 +4,8 @@ A random forest on scikit-learn's bundled digits data set (1797 images, 10 class
 validation accuracy and minimises its size (the total number of tree nodes), over categorical
 (split criterion, features per split, bootstrap) and numeric (trees, depth, leaf size) choices.
 The result is a Pareto front of trade-offs rather than one best trial; VPBOSampler
-scalarises the two objectives with random weights at each trial (ParEGO, see the README).
-About 15 seconds at the default 100 trials on 2 cores.
+models each objective with its own GP and proposes by log expected hypervolume improvement
+(see the README). About 25 seconds at the default 100 trials on 2 cores shared with other jobs.
 
 Run: ``python examples/two_objectives.py [--trials N] [--seed S]``.
 """

@@ -19,9 +19,18 @@ from optuna.samplers._base import _INDEPENDENT_SAMPLING_WARNING_TEMPLATE, _proce
 from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
-from optuna_vpbo._combinations import candidate_combinations
+from optuna_vpbo._combinations import candidate_combinations, enumerate_combinations
+from optuna_vpbo._conditional_encoder import ConditionalEncoder
+from optuna_vpbo._conditional_proposals import candidate_leaves, leaf_max_value_samples, propose_leaf
 from optuna_vpbo._fit import GPHyperparameters, fit_hyperparameters
 from optuna_vpbo._init_design import max_value_samples, mes_numeric_point, random_combination
+from optuna_vpbo._multi_objective import (
+    MULTI_OBJECTIVE_METHODS,
+    feasible_front,
+    hypervolume_acquisition,
+    propose_hypervolume,
+    uses_hypervolume,
+)
 from optuna_vpbo import _core
 from optuna_vpbo._proposals import Acquisition, propose, screen_combinations, sobol_candidates
 from optuna_vpbo._targets import (
@@ -30,6 +39,7 @@ from optuna_vpbo._targets import (
     standardized_constraint,
     transformed_targets,
 )
+from optuna_vpbo._search_tree import SearchTree, infer_search_tree
 from optuna_vpbo.search_space import MixedSpaceEncoder
 
 _logger = optuna.logging.get_logger(__name__)
@@ -60,11 +70,16 @@ class VPBOSettings:
     n_restarts: int = 3
     max_enumerated_combinations: int = 4096
     output_transform: str = "yeo-johnson"
+    multi_objective: str = "ehvi"
     record_proposals: bool = False
 
     def __post_init__(self) -> None:
         if self.output_transform not in OUTPUT_TRANSFORMS:
             raise ValueError(f"output_transform must be one of {OUTPUT_TRANSFORMS}, got {self.output_transform!r}.")
+        if self.multi_objective not in MULTI_OBJECTIVE_METHODS:
+            raise ValueError(
+                f"multi_objective must be one of {MULTI_OBJECTIVE_METHODS}, got {self.multi_objective!r}."
+            )
         for name in ("n_candidates", "refit_interval", "n_restarts", "max_enumerated_combinations"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 raise ValueError(f"{name} must be a positive integer, got {getattr(self, name)!r}.")
@@ -99,8 +114,10 @@ class VPBOSampler(BaseSampler):
     every trial each categorical combination receives a *value proposal*, the maximum of log
     Expected Improvement over its numeric part; the trial takes the combination with the best
     proposal and its numeric point. Constraints (``trial.set_constraint`` or ``constraints_func``)
-    get a GP each and multiply EI by the probability of feasibility; several objectives are
-    scalarised by a random augmented Chebyshev weighting per trial (ParEGO). The first
+    get a GP each and multiply EI by the probability of feasibility. Two or three objectives get
+    a GP each and the proposals maximise log expected hypervolume improvement
+    (``multi_objective``); more objectives are scalarised by a random augmented Chebyshev
+    weighting per trial (ParEGO). The first
     ``n_startup_trials`` complete trials are an initial
     design: the first half random, the second half with random categoricals and numeric values
     chosen by Max-value Entropy Search (``search_initialization``).
@@ -121,10 +138,14 @@ class VPBOSampler(BaseSampler):
             sample of combinations plus the neighbours of the best observed ones.
         output_transform: ``"standardize"`` (paper), ``"yeo-johnson"`` or ``"copula"``: how
             objective values become the GP's targets.
+        multi_objective: ``"ehvi"``: for 2 or 3 objectives, one GP per objective and value
+            proposals by log expected hypervolume improvement (more objectives, spaces of more
+            than 512 combinations and conditional spaces fall back to ParEGO); ``"parego"``: a
+            random augmented Chebyshev scalarisation per trial and one GP on it (Knowles 2006).
         record_proposals: Write diagnostics into each trial's user attribute ``"vpbo"`` (shown by
             optuna-dashboard): the phase that chose the trial (``random``, ``mes`` or
-            ``proposals``), the best value proposals (combination and log EI), and the fitted
-            lambda, lengthscales and noise.
+            ``proposals``), the best value proposals (combination and log EI, or log EHVI), and
+            the fitted lambda, lengthscales and noise (per objective with EHVI).
         independent_sampler: Sampler for parameters outside the relative search space and for
             the random part of the initial design (default: ``RandomSampler(seed)``).
         warn_independent_sampling: Warn when a parameter falls back to the independent sampler
@@ -146,6 +167,7 @@ class VPBOSampler(BaseSampler):
         n_restarts: int | None = None,
         max_enumerated_combinations: int | None = None,
         output_transform: str | None = None,
+        multi_objective: str | None = None,
         record_proposals: bool | None = None,
         independent_sampler: BaseSampler | None = None,
         warn_independent_sampling: bool = True,
@@ -162,6 +184,7 @@ class VPBOSampler(BaseSampler):
             "n_restarts": n_restarts,
             "max_enumerated_combinations": max_enumerated_combinations,
             "output_transform": output_transform,
+            "multi_objective": multi_objective,
             "record_proposals": record_proposals,
         }
         self._settings = dataclasses.replace(
@@ -204,11 +227,15 @@ class VPBOSampler(BaseSampler):
     def infer_relative_search_space(
         self, study: Study, trial: FrozenTrial
     ) -> dict[str, BaseDistribution]:
-        return {
+        intersection = {
             name: dist
             for name, dist in self._intersection_search_space.calculate(study).items()
             if not dist.single()
         }
+        tree = infer_search_tree(study._get_trials(deepcopy=False, states=(TrialState.COMPLETE,), use_cache=False))
+        # Conditional parameters join the relative search space, and each trial gets the
+        # parameters of one leaf of the tree (``_sample_conditional_locked``).
+        return intersection if tree.is_flat else tree.distributions
 
     def sample_relative(
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
@@ -248,6 +275,9 @@ class VPBOSampler(BaseSampler):
         trials = study._get_trials(
             deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING), use_cache=False
         )
+        tree = infer_search_tree([t for t in trials if t.state == TrialState.COMPLETE], search_space)
+        if not tree.is_flat:
+            return self._sample_conditional_locked(study, trial, trials, tree)
         complete = [
             t for t in trials if t.state == TrialState.COMPLETE and search_space.keys() <= t.params.keys()
         ]
@@ -262,13 +292,21 @@ class VPBOSampler(BaseSampler):
         rng = np.random.default_rng([self._base_seed, trial.number])
         h, x = encoder.encode([t.params for t in complete])
         values = np.array([t.values for t in complete], dtype=np.float64)
+        key = (study.study_name, repr(sorted(search_space.items())))
+        if len(complete) >= settings.n_startup_trials and uses_hypervolume(
+            settings.multi_objective,
+            len(study.directions),
+            float(np.prod(encoder.n_levels, dtype=np.float64)),
+            settings.max_enumerated_combinations,
+        ):
+            return self._propose_hypervolume(study, trial, trials, complete, encoder, key, h, x, values, rng)
         if len(study.directions) > 1:
-            # ParEGO (Knowles 2006): a random augmented-Chebyshev scalarisation per trial.
+            # ParEGO (Knowles 2006): a random augmented-Chebyshev scalarisation per trial (also
+            # the initial design's MES model under EHVI).
             values = scalarized_values(values, study.directions, rng.dirichlet(np.ones(len(study.directions))))
             direction = StudyDirection.MAXIMIZE
         else:
             values, direction = values[:, 0], study.direction
-        key = (study.study_name, repr(sorted(search_space.items())))
         y, hyperparameters = self._fit_or_reuse(
             key, h, x, lambda e: transformed_targets(values, direction, settings.output_transform, e), rng
         )
@@ -328,6 +366,153 @@ class VPBOSampler(BaseSampler):
                 {"phase": "proposals", "top_proposals": top, **_model_diagnostics(hyperparameters, encoder)},
             )
         return encoder.decode(proposal.h, proposal.x), encoder.decode(proposal.h, proposal.x_candidate)
+
+    def _propose_hypervolume(
+        self,
+        study: Study,
+        trial: FrozenTrial,
+        trials: list[FrozenTrial],
+        complete: list[FrozenTrial],
+        encoder: MixedSpaceEncoder,
+        key: tuple[str, ...],
+        h: np.ndarray,
+        x: np.ndarray,
+        values: np.ndarray,
+        rng: np.random.Generator,
+    ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """Value proposals by log EHVI: one GP per objective (kriging believers for the running
+        trials), the constraint GPs, all combinations on shared candidates (``_multi_objective``)."""
+        settings = self._settings
+        h_pending, x_pending = _pending_points(trials, trial, encoder)
+        objectives, targets, believed, fits = [], [], [], []
+        for j, direction in enumerate(study.directions):
+            y, hyperparameters = self._fit_or_reuse(
+                (*key, f"objective:{j}"),
+                h,
+                x,
+                lambda e, j=j, d=direction: transformed_targets(values[:, j], d, settings.output_transform, e),
+                rng,
+            )
+            gp = hyperparameters.make_gp(h, x, y)
+            mean = gp.predict(h_pending, x_pending)[0] if len(h_pending) else np.zeros(0)
+            if len(h_pending):
+                gp = hyperparameters.make_gp(
+                    np.vstack([h, h_pending]), np.vstack([x, x_pending]), np.concatenate([y, mean])
+                )
+            objectives.append(gp)
+            targets.append(y)
+            believed.append(mean)
+            fits.append(hyperparameters)
+        targets_matrix = np.column_stack(targets)
+        constraints, feasible = self._constraint_models(key, complete, h, x, rng)
+        acquisition = hypervolume_acquisition(
+            objectives, targets_matrix, feasible, np.column_stack(believed), constraints
+        )
+        front = feasible_front(targets_matrix, feasible)
+        proposal = propose_hypervolume(
+            acquisition,
+            enumerate_combinations(encoder.n_levels),
+            encoder.round_to_grid(sobol_candidates(encoder.n_numeric, settings.n_candidates, rng)),
+            refine_x=settings.n_refine > 0,
+            front_h=h[front],
+            front_x=x[front],
+            taken_h=np.vstack([h, h_pending]),
+            taken_x=np.vstack([x, x_pending]),
+            n_ranking=_N_RANKING,
+            snap=encoder.round_to_grid,
+        )
+        if settings.record_proposals:
+            top = [
+                {"params": _categorical_params(encoder, combination), "acquisition": round(value, 4)}
+                for combination, value in proposal.ranking
+            ]
+            models = [_model_diagnostics(fit, encoder) for fit in fits]
+            self._record(
+                study,
+                trial,
+                {"phase": "proposals", "acquisition": "log EHVI", "top_proposals": top, "objectives": models},
+            )
+        return encoder.decode(proposal.h, proposal.x), encoder.decode(proposal.h, proposal.x_candidate)
+
+    def _sample_conditional_locked(
+        self, study: Study, trial: FrozenTrial, trials: list[FrozenTrial], tree: SearchTree
+    ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """``_sample_relative_locked`` on a conditional search space: the same GP on the imputed
+        encoding of all completed trials (``_conditional_encoder``), MES on a random leaf in the
+        initial design, then one value proposal per leaf of the tree
+        (``_conditional_proposals``). Several objectives are scalarised (ParEGO)."""
+        settings = self._settings
+        complete = [t for t in trials if t.state == TrialState.COMPLETE]
+        n_random = (
+            settings.n_startup_trials // 2 if settings.search_initialization else settings.n_startup_trials
+        )
+        if len(complete) < max(n_random, 1):
+            self._record(study, trial, {"phase": "random"})
+            return {}, None
+
+        encoder = ConditionalEncoder(tree)
+        rng = np.random.default_rng([self._base_seed, trial.number])
+        h, x = encoder.encode([t.params for t in complete])
+        values = np.array([t.values for t in complete], dtype=np.float64)
+        if len(study.directions) > 1:
+            values = scalarized_values(values, study.directions, rng.dirichlet(np.ones(len(study.directions))))
+            direction = StudyDirection.MAXIMIZE
+        else:
+            values, direction = values[:, 0], study.direction
+        key = (study.study_name, repr(sorted(tree.distributions.items())), repr(sorted(tree.conditions.items())))
+        y, hyperparameters = self._fit_or_reuse(
+            key, h, x, lambda e: transformed_targets(values, direction, settings.output_transform, e), rng
+        )
+        gp = hyperparameters.make_gp(h, x, y)
+        h_pending, x_pending = _conditional_pending_points(trials, trial, encoder)
+        if len(h_pending):
+            mean, _ = gp.predict(h_pending, x_pending)  # kriging believer, as in the flat case
+            gp = hyperparameters.make_gp(
+                np.vstack([h, h_pending]), np.vstack([x, x_pending]), np.concatenate([y, mean])
+            )
+        constraints, feasible = self._constraint_models(key, complete, h, x, rng)
+        best = float(y[feasible].max()) if feasible.any() else math.nan
+
+        candidates = sobol_candidates(encoder.n_numeric, settings.n_candidates, rng)
+        diagnostics = _model_diagnostics(hyperparameters, encoder)
+        if len(complete) < settings.n_startup_trials:
+            max_values = leaf_max_value_samples(gp, encoder, h, x, float(y.max()), rng)
+            leaf = tree.random_leaf(rng)
+            leaf_candidates = encoder.snap(candidates, encoder.active_numerics(leaf))
+            x_next = (
+                mes_numeric_point(gp, encoder.leaf_codes(leaf), max_values, leaf_candidates)
+                if encoder.n_numeric
+                else np.zeros(0)
+            )
+            self._record(study, trial, {"phase": "mes", **diagnostics})
+            return encoder.decode(leaf, x_next), None
+
+        order = np.lexsort((-y, ~feasible))  # feasible trials first, each group best first
+        observed_leaves = [tree.leaf_of(complete[i].params) for i in order]
+        proposal = propose_leaf(
+            Acquisition(gp, best, constraints),
+            encoder,
+            candidate_leaves(
+                encoder,
+                settings.max_enumerated_combinations,
+                rng,
+                [leaf for leaf in observed_leaves if leaf is not None],
+            ),
+            candidates,
+            n_refine=settings.n_refine,
+            observed_h=h[order],
+            observed_x=x[order],
+            taken_h=np.vstack([h, h_pending]),
+            taken_x=np.vstack([x, x_pending]),
+            n_ranking=_N_RANKING,
+        )
+        if settings.record_proposals:
+            top = [
+                {"params": encoder.categorical_params(leaf), "acquisition": round(value, 4)}
+                for leaf, value in proposal.ranking
+            ]
+            self._record(study, trial, {"phase": "proposals", "top_proposals": top, **diagnostics})
+        return encoder.decode(proposal.leaf, proposal.x), encoder.decode(proposal.leaf, proposal.x_candidate)
 
     def _record(self, study: Study, trial: FrozenTrial, diagnostics: dict[str, Any]) -> None:
         if self._settings.record_proposals:
@@ -408,7 +593,10 @@ class VPBOSampler(BaseSampler):
                     trial_number=trial.number,
                     independent_sampler_name=self._independent_sampler.__class__.__name__,
                     sampler_name=self.__class__.__name__,
-                    fallback_reason="the parameter is not in the intersection search space of the completed trials",
+                    fallback_reason=(
+                        "the parameter is not in every completed trial and its presence is not explained "
+                        "by the values of one categorical parameter"
+                    ),
                 )
             )
         return self._independent_sampler.sample_independent(study, trial, param_name, param_distribution)
@@ -506,3 +694,20 @@ def _pending_points(
         np.vstack([h_pending, *(p[0] for p in points)]).astype(np.int32),
         np.vstack([x_pending, *(p[1] for p in points)]),
     )
+
+
+def _conditional_pending_points(
+    trials: list[FrozenTrial], current: FrozenTrial, encoder: ConditionalEncoder
+) -> tuple[np.ndarray, np.ndarray]:
+    """Encoded points (h, x) of the other running trials that have every parameter of a leaf of
+    the tree (empty arrays when there are none)."""
+    points = []
+    for t in trials:
+        if t.state != TrialState.RUNNING or t.number == current.number:
+            continue
+        params = _in_flight_params(t)
+        leaf = encoder.tree.leaf_of(params)
+        if leaf is not None:
+            active = {name for name, _ in leaf.categoricals} | set(leaf.numerics)
+            points.append({name: value for name, value in params.items() if name in active})
+    return encoder.encode(points)

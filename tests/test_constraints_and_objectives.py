@@ -1,4 +1,4 @@
-"""Constrained and multi-objective studies: feasibility modelling and ParEGO scalarisation."""
+"""Constrained and multi-objective studies: feasibility modelling, ParEGO scalarisation and EHVI."""
 
 from __future__ import annotations
 
@@ -89,14 +89,17 @@ def test_standardized_constraint_maps_zero_to_the_threshold() -> None:
     assert np.all((standardized <= threshold) == (g <= 0))
 
 
-def test_two_objective_study_spreads_along_the_front() -> None:
+@pytest.mark.parametrize("method", ["ehvi", "parego"])
+def test_two_objective_study_spreads_along_the_front(method: str) -> None:
     def objective(trial: optuna.Trial) -> tuple[float, float]:
         c = trial.suggest_categorical("c", ["a", "b"])
         x = trial.suggest_float("x", 0.0, 1.0)
         offset = 0.0 if c == "a" else 0.5
         return x + offset, 1.0 - x + offset  # Pareto front: c = "a", any x
 
-    study = optuna.create_study(directions=["minimize", "minimize"], sampler=make_sampler(seed=2, n_startup_trials=8))
+    study = optuna.create_study(
+        directions=["minimize", "minimize"], sampler=make_sampler(seed=2, n_startup_trials=8, multi_objective=method)
+    )
     study.optimize(objective, n_trials=30)
     assert_gp_suggestions_used(study, first=8)
     later = study.trials[8:]

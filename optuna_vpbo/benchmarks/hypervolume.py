@@ -52,6 +52,6 @@ def hypervolume_table(out_dir: Path, problems: Sequence[str], samplers: Sequence
             for c in checkpoints:
                 values = [hypervolume_after(p, reference, c) for p in points if len(p) >= c]
                 mean, se = mean_and_se(np.array(values)) if values else (float("nan"), float("nan"))
-                cells.append(f"{mean:.4g} ± {se:.2g}" if values else "-")
+                cells.append(f"{mean:.6g} ± {se:.2g}" if values else "-")  # fronts differ in the 4th digit
             lines.append(f"| {problem} | {sampler} | {len(points)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)

@@ -6,6 +6,9 @@ Definitions follow ``shared/benchmarks.md`` (the paper's section 5):
 - ``ackley5c``, ``ackley53``: Ackley functions over large categorical spaces.
 - ``reizman_suzuki_<case>``, ``reizman_suzuki_1_mo``, ``baumgartner``, ``baumgartner_mo``:
   Summit 0.8.9's experimental emulators, evaluated with numpy (see :mod:`.emulators`).
+- ``conditional_trap``, ``automl``: conditional (define-by-run) search spaces: a synthetic
+  tree with a trap branch and a known optimum, and a choice of classifier with each
+  classifier's own hyperparameters (scikit-learn).
 - ``svm_boston``, ``xg_mnist``, ``nas_like``: small machine-learning tasks that need the
   optional packages scikit-learn, xgboost and (for the Boston data) mlxtend; they are imported
   only when one of these problems is built.
@@ -554,6 +557,181 @@ def _constrained_problem() -> Problem:
 
 
 # --------------------------------------------------------------------------------------------
+# Conditional search spaces: a synthetic trap with a known optimum, and AutoML
+# --------------------------------------------------------------------------------------------
+
+# conditional_trap (minimise): the root choice "model" opens a branch of its own parameters.
+# "flat" is the trap: the best average value of any branch but a poor best (0.30). "bowl" has
+# a Gaussian basin down to 0.15; "tree" opens a nested choice "tree_kind", whose "deep" leaf
+# holds the global optimum 0 in a narrow basin and whose "shallow" leaf bottoms out at 0.6.
+TRAP_MODELS = ("flat", "bowl", "tree")
+TRAP_TREE_KINDS = ("shallow", "deep")
+TRAP_FLAT_FLOOR = 0.30
+TRAP_FLAT_CURVATURE = 0.05
+TRAP_BOWL_FLOOR = 0.15
+TRAP_BOWL_CENTRE = (0.2, 0.7)
+TRAP_BOWL_WIDTH = 0.2
+TRAP_SHALLOW_FLOOR = 0.6
+TRAP_SHALLOW_SLOPE = 0.03
+TRAP_SHALLOW_BEST_DEPTH = 12
+TRAP_SHALLOW_DEPTHS = (1, 20)
+TRAP_DEEP_HEIGHT = 1.2
+TRAP_DEEP_LR_BOUNDS = (1e-4, 1.0)  # log-scaled
+TRAP_DEEP_CENTRE = (10.0**-2.5, 0.3)  # (lr, s): the global optimum
+TRAP_DEEP_WIDTH = 0.2  # in the unit scaling of (log10 lr, s)
+CONDITIONAL_TRAP_OPTIMUM = 0.0
+
+
+def _gaussian_well(offsets: Sequence[float], width: float) -> float:
+    """1 - exp(-|offsets|^2 / (2 width^2)): 0 at the centre, 1 far from it."""
+    return 1.0 - math.exp(-sum(o * o for o in offsets) / (2.0 * width * width))
+
+
+def conditional_trap_value(params: Mapping[str, Any]) -> float:
+    """The trap function of the active parameters of one configuration (see the constants)."""
+    model = params["model"]
+    if model == "flat":
+        return TRAP_FLAT_FLOOR + TRAP_FLAT_CURVATURE * (params["flat_u"] - 0.5) ** 2
+    if model == "bowl":
+        offsets = (params["bowl_x"] - TRAP_BOWL_CENTRE[0], params["bowl_y"] - TRAP_BOWL_CENTRE[1])
+        return TRAP_BOWL_FLOOR + _gaussian_well(offsets, TRAP_BOWL_WIDTH)
+    if params["tree_kind"] == "shallow":
+        return TRAP_SHALLOW_FLOOR + TRAP_SHALLOW_SLOPE * abs(params["tree_depth"] - TRAP_SHALLOW_BEST_DEPTH)
+    log_low, log_high = (math.log10(b) for b in TRAP_DEEP_LR_BOUNDS)
+    unit_lr = (math.log10(params["tree_lr"]) - log_low) / (log_high - log_low)
+    unit_centre = (math.log10(TRAP_DEEP_CENTRE[0]) - log_low) / (log_high - log_low)
+    offsets = (unit_lr - unit_centre, params["tree_s"] - TRAP_DEEP_CENTRE[1])
+    return TRAP_DEEP_HEIGHT * _gaussian_well(offsets, TRAP_DEEP_WIDTH)
+
+
+def _conditional_trap_objective(trial: optuna.Trial) -> float:
+    params: dict[str, Any] = {"model": trial.suggest_categorical("model", list(TRAP_MODELS))}
+    if params["model"] == "flat":
+        params["flat_u"] = trial.suggest_float("flat_u", 0.0, 1.0)
+    elif params["model"] == "bowl":
+        params["bowl_x"] = trial.suggest_float("bowl_x", 0.0, 1.0)
+        params["bowl_y"] = trial.suggest_float("bowl_y", 0.0, 1.0)
+    else:
+        params["tree_kind"] = trial.suggest_categorical("tree_kind", list(TRAP_TREE_KINDS))
+        if params["tree_kind"] == "shallow":
+            params["tree_depth"] = trial.suggest_int("tree_depth", *TRAP_SHALLOW_DEPTHS)
+        else:
+            params["tree_lr"] = trial.suggest_float("tree_lr", *TRAP_DEEP_LR_BOUNDS, log=True)
+            params["tree_s"] = trial.suggest_float("tree_s", 0.0, 1.0)
+    return conditional_trap_value(params)
+
+
+def _conditional_trap_problem() -> Problem:
+    return Problem(
+        name="conditional_trap",
+        directions=(MINIMIZE,),
+        optimum=CONDITIONAL_TRAP_OPTIMUM,
+        n_combinations=len(TRAP_MODELS) + len(TRAP_TREE_KINDS) - 1,  # the leaves of the tree
+        objective=_conditional_trap_objective,
+        description=(
+            "conditional trap: branches flat (trap: best average, best 0.30), bowl (0.15), "
+            "tree > shallow (0.6) / deep (optimum 0 at lr = 10^-2.5, s = 0.3) (minimise)"
+        ),
+    )
+
+
+# automl (maximise): choose a classifier, then its own hyperparameters; 3-fold stratified CV
+# accuracy on scikit-learn's bundled breast cancer data (569 samples, 30 features). Model sizes
+# are capped so that one evaluation stays well under a second on one core.
+AUTOML_CLASSIFIERS = ("svc", "random_forest", "hist_gradient_boosting", "logistic_regression")
+AUTOML_N_FOLDS = 3
+AUTOML_CV_SEED = 0
+AUTOML_SVC_C_BOUNDS = (1e-2, 1e3)
+AUTOML_SVC_GAMMA_BOUNDS = (1e-5, 1.0)
+AUTOML_RF_N_ESTIMATORS = 20
+AUTOML_RF_MAX_DEPTH_BOUNDS = (1, 16)
+AUTOML_RF_MAX_FEATURES_BOUNDS = (0.05, 1.0)
+AUTOML_RF_MIN_SAMPLES_LEAF_BOUNDS = (1, 32)  # log-scaled
+AUTOML_HGB_MAX_ITER = 30
+AUTOML_HGB_LEARNING_RATE_BOUNDS = (1e-3, 1.0)
+AUTOML_HGB_MAX_LEAF_NODES_BOUNDS = (4, 64)  # log-scaled
+AUTOML_HGB_L2_BOUNDS = (1e-6, 10.0)
+AUTOML_LR_C_BOUNDS = (1e-4, 1e3)
+AUTOML_LR_CLASS_WEIGHTS = ("none", "balanced")
+AUTOML_LR_MAX_ITER = 1000
+
+
+def _automl_classifier(trial: optuna.Trial) -> Any:
+    """The classifier the trial chooses, with the hyperparameters of that choice only."""
+    from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
+    name = trial.suggest_categorical("classifier", list(AUTOML_CLASSIFIERS))
+    if name == "svc":
+        return make_pipeline(
+            StandardScaler(),
+            SVC(
+                C=trial.suggest_float("svc_C", *AUTOML_SVC_C_BOUNDS, log=True),
+                gamma=trial.suggest_float("svc_gamma", *AUTOML_SVC_GAMMA_BOUNDS, log=True),
+            ),
+        )
+    if name == "random_forest":
+        return RandomForestClassifier(
+            n_estimators=AUTOML_RF_N_ESTIMATORS,
+            max_depth=trial.suggest_int("rf_max_depth", *AUTOML_RF_MAX_DEPTH_BOUNDS),
+            max_features=trial.suggest_float("rf_max_features", *AUTOML_RF_MAX_FEATURES_BOUNDS),
+            min_samples_leaf=trial.suggest_int("rf_min_samples_leaf", *AUTOML_RF_MIN_SAMPLES_LEAF_BOUNDS, log=True),
+            random_state=AUTOML_CV_SEED,
+            n_jobs=1,
+        )
+    if name == "hist_gradient_boosting":
+        return HistGradientBoostingClassifier(
+            max_iter=AUTOML_HGB_MAX_ITER,
+            learning_rate=trial.suggest_float("hgb_learning_rate", *AUTOML_HGB_LEARNING_RATE_BOUNDS, log=True),
+            max_leaf_nodes=trial.suggest_int("hgb_max_leaf_nodes", *AUTOML_HGB_MAX_LEAF_NODES_BOUNDS, log=True),
+            l2_regularization=trial.suggest_float("hgb_l2_regularization", *AUTOML_HGB_L2_BOUNDS, log=True),
+            early_stopping=False,
+            random_state=AUTOML_CV_SEED,
+        )
+    class_weight = trial.suggest_categorical("lr_class_weight", list(AUTOML_LR_CLASS_WEIGHTS))
+    return make_pipeline(
+        StandardScaler(),
+        LogisticRegression(
+            C=trial.suggest_float("lr_C", *AUTOML_LR_C_BOUNDS, log=True),
+            class_weight=None if class_weight == "none" else class_weight,
+            max_iter=AUTOML_LR_MAX_ITER,
+        ),
+    )
+
+
+def _automl_problem() -> Problem:
+    import threadpoolctl
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+
+    x, y = load_breast_cancer(return_X_y=True)
+    folds = StratifiedKFold(n_splits=AUTOML_N_FOLDS, shuffle=True, random_state=AUTOML_CV_SEED)
+
+    def objective(trial: optuna.Trial) -> float:
+        model = _automl_classifier(trial)
+        # One thread: HistGradientBoosting's OpenMP threads only contend on a shared machine.
+        with threadpoolctl.threadpool_limits(limits=1), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # ConvergenceWarning of extreme C
+            return float(np.mean(cross_val_score(model, x, y, cv=folds)))
+
+    return Problem(
+        name="automl",
+        directions=(MAXIMIZE,),
+        optimum=None,
+        n_combinations=len(AUTOML_CLASSIFIERS) + len(AUTOML_LR_CLASS_WEIGHTS) - 1,
+        objective=objective,
+        description=(
+            "AutoML: SVC / random forest / histogram gradient boosting / logistic regression and "
+            f"their own hyperparameters, {AUTOML_N_FOLDS}-fold stratified CV accuracy on sklearn "
+            "load_breast_cancer (maximise)"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------------
 # Registry
 # --------------------------------------------------------------------------------------------
 
@@ -572,10 +750,12 @@ _FACTORIES: Mapping[str, Callable[[], Problem]] = {
     "xg_mnist": _xgb_problem,
     "nas_like": _nas_problem,
     "constrained": _constrained_problem,
+    "conditional_trap": _conditional_trap_problem,
+    "automl": _automl_problem,
 }
 
 PROBLEM_NAMES: tuple[str, ...] = tuple(_FACTORIES)
-ML_PROBLEM_NAMES: tuple[str, ...] = ("svm_boston", "xg_mnist", "nas_like")
+ML_PROBLEM_NAMES: tuple[str, ...] = ("svm_boston", "xg_mnist", "nas_like", "automl")
 
 
 def get_problem(name: str) -> Problem:

@@ -22,11 +22,29 @@ def _gp_sampler(seed: int) -> BaseSampler:
     return optuna.samplers.GPSampler(seed=seed)
 
 
+class IntersectionVPBOSampler(VPBOSampler):
+    """VPBO on the intersection search space alone, as before conditional search spaces were
+    modelled: an ablation, in which parameters of one branch go to the independent sampler."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed=seed, warn_independent_sampling=False)
+        self._intersection = optuna.search_space.IntersectionSearchSpace()
+
+    def infer_relative_search_space(self, study: Study, trial: FrozenTrial) -> dict[str, BaseDistribution]:
+        return {name: dist for name, dist in self._intersection.calculate(study).items() if not dist.single()}
+
+
 SAMPLER_FACTORIES: dict[str, Callable[[int], BaseSampler]] = {
     "vpbo": lambda seed: VPBOSampler(seed=seed),
     "vpbo-paper": lambda seed: VPBOSampler(seed=seed, preset="paper"),
     "vpbo-noinit": lambda seed: VPBOSampler(seed=seed, search_initialization=False),
+    "vpbo-intersection": IntersectionVPBOSampler,
+    # Multi-objective studies by ParEGO scalarisation, the behaviour before log EHVI.
+    "vpbo-parego": lambda seed: VPBOSampler(seed=seed, multi_objective="parego"),
     "tpe": lambda seed: optuna.samplers.TPESampler(seed=seed),
+    # TPE's own answer to conditional search spaces: joint densities per group of parameters
+    # that appear together.
+    "tpe-group": lambda seed: optuna.samplers.TPESampler(seed=seed, multivariate=True, group=True),
     "gp": _gp_sampler,
     "random": lambda seed: optuna.samplers.RandomSampler(seed=seed),
     # The paper's baselines (sec. 5); "oracle" is run by the runner (see oracle.py).

@@ -26,6 +26,7 @@ ML_REQUIREMENTS = {
     "svm_boston": ("sklearn",),
     "xg_mnist": ("sklearn", "xgboost"),
     "nas_like": ("sklearn",),
+    "automl": ("sklearn",),
 }
 
 
@@ -150,6 +151,52 @@ def test_baumgartner_yield_optimum_is_reached() -> None:
         "t_res": grid[:, 2],
     }
     assert emulator.predict(inputs)[problems.YIELD].max() == problems.BAUMGARTNER_YIELD_OPTIMUM
+
+
+# ------------------------------------------------------------------ conditional search spaces
+
+TRAP_OPTIMUM_PARAMS = {"model": "tree", "tree_kind": "deep", "tree_lr": 10.0**-2.5, "tree_s": 0.3}
+
+
+def test_conditional_trap_optimum_at_stated_point() -> None:
+    assert problems.conditional_trap_value(TRAP_OPTIMUM_PARAMS) == problems.CONDITIONAL_TRAP_OPTIMUM == 0.0
+    floors = {
+        "flat": problems.conditional_trap_value({"model": "flat", "flat_u": 0.5}),
+        "bowl": problems.conditional_trap_value({"model": "bowl", "bowl_x": 0.2, "bowl_y": 0.7}),
+        "shallow": problems.conditional_trap_value({"model": "tree", "tree_kind": "shallow", "tree_depth": 12}),
+    }
+    assert floors == pytest.approx({"flat": 0.30, "bowl": 0.15, "shallow": 0.6})
+
+
+def test_conditional_trap_flat_branch_is_a_trap() -> None:
+    """The flat branch has the best average of all branches and a worse best than two others."""
+    rng = np.random.default_rng(0)
+    u = rng.random((N_RANDOM_POINTS, 2))
+    lr = 10.0 ** rng.uniform(-4.0, 0.0, N_RANDOM_POINTS)
+    averages = {
+        "flat": np.mean([problems.conditional_trap_value({"model": "flat", "flat_u": a}) for a, _ in u]),
+        "bowl": np.mean([problems.conditional_trap_value({"model": "bowl", "bowl_x": a, "bowl_y": b}) for a, b in u]),
+        "deep": np.mean(
+            [
+                problems.conditional_trap_value({"model": "tree", "tree_kind": "deep", "tree_lr": r, "tree_s": b})
+                for r, (_, b) in zip(lr, u)
+            ]
+        ),
+    }
+    assert averages["flat"] < 0.31 < 0.9 < min(averages["bowl"], averages["deep"])
+    values = [problems.conditional_trap_value({"model": "flat", "flat_u": a}) for a, _ in u]
+    assert min(values) >= problems.TRAP_FLAT_FLOOR > problems.TRAP_BOWL_FLOOR > problems.CONDITIONAL_TRAP_OPTIMUM
+
+
+def test_conditional_problems_have_conditional_parameters() -> None:
+    pytest.importorskip("sklearn")
+    for name, root in (("conditional_trap", "model"), ("automl", "classifier")):
+        problem = problems.get_problem(name)
+        study = optuna.create_study(directions=list(problem.directions), sampler=optuna.samplers.RandomSampler(seed=0))
+        study.optimize(problem.objective, n_trials=12)
+        names = [set(t.params) for t in study.trials]
+        assert all(root in n for n in names)
+        assert len({frozenset(n) for n in names}) >= 3  # several branches, each with its own parameters
 
 
 # ------------------------------------------------------------------ registry and Optuna runs
