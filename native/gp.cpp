@@ -12,6 +12,25 @@ const double kFirstJitter = 1e-10;
 const double kLastJitter = 1e-2;
 // Latent variances below this fraction of the prior variance are round-off, not information.
 const double kMinRelativeVariance = 1e-12;
+// Triangular blocks up to this size are inverted by substitution; larger ones are halved.
+const Eigen::Index kDirectInverseSize = 64;
+
+// In place: a lower-triangular block becomes its inverse. With L = [A 0; B C],
+// L^-1 = [A^-1 0; -C^-1 B A^-1  C^-1].
+void invert_lower_in_place(Eigen::Ref<Matrix> lower) {
+  const Eigen::Index n = lower.rows();
+  if (n <= kDirectInverseSize) {
+    Matrix inverse = Matrix::Identity(n, n);
+    lower.triangularView<Eigen::Lower>().solveInPlace(inverse);
+    lower.triangularView<Eigen::Lower>() = inverse;
+    return;
+  }
+  const Eigen::Index half = n / 2, rest = n - half;
+  invert_lower_in_place(lower.topLeftCorner(half, half));
+  invert_lower_in_place(lower.bottomRightCorner(rest, rest));
+  const Matrix b_times_a = lower.bottomLeftCorner(rest, half) * lower.topLeftCorner(half, half).triangularView<Eigen::Lower>();
+  lower.bottomLeftCorner(rest, half).noalias() = -(lower.bottomRightCorner(rest, rest).triangularView<Eigen::Lower>() * b_times_a);
+}
 }  // namespace
 
 void validate_points(const IntMatrix& h, const Matrix& x, const char* what) {
@@ -39,6 +58,16 @@ double robust_cholesky(const Matrix& k, double scale, Matrix& lower) {
     }
   }
   throw std::runtime_error("Cholesky: the kernel matrix is not positive definite even with jitter 1e-2 * variance");
+}
+
+Matrix inverse_from_cholesky(const Matrix& lower) {
+  Matrix inverse_lower = lower;
+  invert_lower_in_place(inverse_lower);
+  inverse_lower.triangularView<Eigen::StrictlyUpper>().setZero();
+  Matrix inverse = Matrix::Zero(lower.rows(), lower.cols());
+  inverse.selfadjointView<Eigen::Lower>().rankUpdate(inverse_lower.transpose());
+  inverse.triangularView<Eigen::StrictlyUpper>() = inverse.transpose();
+  return inverse;
 }
 
 MixedGP::MixedGP(IntMatrix h, Matrix x, Vector y, KernelParams params, double noise)

@@ -15,6 +15,11 @@ void validate_points(const IntMatrix& h, const Matrix& x, const char* what);
 // std::runtime_error when even the largest jitter fails (for example on non-finite entries).
 double robust_cholesky(const Matrix& k, double scale, Matrix& lower);
 
+// K^-1 from the Cholesky factor L of K: the triangular inverse L^-1 by recursive halving (as
+// LAPACK's dtrtri), then L^-T L^-1 as one symmetric rank update. Both run as matrix products
+// (n^3 / 3 + n^3 flops at GEMM speed) rather than two triangular solves with the identity.
+Matrix inverse_from_cholesky(const Matrix& lower);
+
 class MixedGP {
  public:
   // h: n x k categorical codes, x: n x d numeric part, y: n targets; noise: noise variance.

@@ -55,9 +55,7 @@ double LikelihoodEvaluator::negative_log_likelihood(const Vector& theta, Vector&
   const double nll = 0.5 * data_fit + lower.diagonal().array().log().sum() + 0.5 * n * kLog2Pi;
 
   // d nll / d theta_p = 1/2 tr(W dK/dtheta_p), W = K^-1 - alpha alpha^T.
-  Matrix w = Matrix::Identity(n, n);
-  tri.solveInPlace(w);
-  lower.transpose().triangularView<Eigen::Upper>().solveInPlace(w);
+  Matrix w = inverse_from_cholesky(lower);
   w.noalias() -= alpha * alpha.transpose();
 
   gradient.resize(d + 3);

@@ -52,7 +52,19 @@ class GPHyperparameters:
         )
 
     def make_gp(self, h: np.ndarray, x: np.ndarray, y: np.ndarray) -> _core.MixedGP:
-        return _core.MixedGP(h, x, y, self.lengthscales, self.variance, self.lam, self.noise)
+        """The GP on (h, x, y), its training points grouped by the level of the categorical with
+        the most levels: the posterior does not depend on their order, and the value proposals'
+        triangular solves for that variable's levels then skip the rows above each level
+        (``native/proposals.cpp``)."""
+        order = _grouped_by_level(h)
+        return _core.MixedGP(h[order], x[order], y[order], self.lengthscales, self.variance, self.lam, self.noise)
+
+
+def _grouped_by_level(h: np.ndarray) -> np.ndarray:
+    """Row order that sorts ``h`` by its column with the most levels (stable; identity if none)."""
+    if h.shape[1] == 0 or len(h) == 0:
+        return np.arange(len(h))
+    return np.argsort(h[:, int(np.argmax(h.max(axis=0)))], kind="stable")
 
 
 def theta_bounds(

@@ -140,6 +140,13 @@ class SearchTree:
             codes[name] = int(rng.integers(self._choices(name)))
 
 
+def _same_distribution(a: BaseDistribution, b: BaseDistribution) -> bool:
+    """``a == b``, with a fast path: comparing the attributes directly is several times cheaper
+    than Optuna's ``__eq__`` (which compares categorical choices one by one, NaN-aware) and
+    decides the common case of equal distributions; only a mismatch takes the exact test."""
+    return a is b or (type(a) is type(b) and a.__dict__ == b.__dict__) or a == b
+
+
 def _consistent_distributions(trials: Sequence[FrozenTrial]) -> dict[str, BaseDistribution]:
     """Parameters with one distribution in every trial that has them, single values left out
     (Optuna suggests those itself), as IntersectionSearchSpace treats them."""
@@ -147,7 +154,7 @@ def _consistent_distributions(trials: Sequence[FrozenTrial]) -> dict[str, BaseDi
     changed: set[str] = set()
     for trial in trials:
         for name, dist in trial.distributions.items():
-            if seen.setdefault(name, dist) != dist:
+            if not _same_distribution(seen.setdefault(name, dist), dist):
                 changed.add(name)
     return {name: dist for name, dist in sorted(seen.items()) if name not in changed and not dist.single()}
 

@@ -232,7 +232,7 @@ class VPBOSampler(BaseSampler):
             for name, dist in self._intersection_search_space.calculate(study).items()
             if not dist.single()
         }
-        tree = infer_search_tree(study._get_trials(deepcopy=False, states=(TrialState.COMPLETE,), use_cache=False))
+        tree = infer_search_tree(study._get_trials(deepcopy=False, states=(TrialState.COMPLETE,), use_cache=True))
         # Conditional parameters join the relative search space, and each trial gets the
         # parameters of one leaf of the tree (``_sample_conditional_locked``).
         return intersection if tree.is_flat else tree.distributions

@@ -176,6 +176,41 @@ def test_value_proposals_match_brute_force(n_levels, d):
         assert value[c] == pytest.approx(log_ei.max(), rel=1e-10)
 
 
+@pytest.mark.parametrize("grouped", [False, True])
+@pytest.mark.parametrize(
+    "data_levels,combination_levels",
+    [
+        ([3, 5], [3, 5]),  # every level in data and combinations: one level per variable derived
+        ([3, 4], [4, 4]),  # a combination level without data: its piece is zero
+        ([3, 4], [2, 4]),  # a data level without combinations: that variable derives nothing
+        ([6, 2, 3], [6, 2, 3]),
+    ],
+)
+def test_value_proposals_match_numpy_posterior(data_levels, combination_levels, grouped):
+    """The pieces (derived levels, solves that start at a level's first row, tiles of candidates)
+    against the posterior written out in NumPy, with the training points in random order or
+    grouped by level as GPHyperparameters.make_gp orders them."""
+    rng = np.random.default_rng(21)
+    h, x, y = random_data(rng, 60, data_levels, 2)
+    if grouped:
+        order = np.argsort(h[:, int(np.argmax(data_levels))], kind="stable")
+        h, x, y = np.ascontiguousarray(h[order]), x[order], y[order]
+    ls, variance, lam, noise = np.array([0.3, 0.5]), 1.3, 0.4, 1e-5
+    gp = _core.MixedGP(h, x, y, ls, variance, lam, noise)
+    combos = np.array(list(itertools.product(*[range(m) for m in combination_levels])), dtype=np.int32)
+    candidates = rng.random((300, 2))
+    best = float(y.max())
+    # A small block budget gives several candidate blocks with several tiles each.
+    index, value = _core.value_proposals(gp, combos, candidates, best, max_block_bytes=4e5)
+    for c, combo in enumerate(combos):
+        mean, var = numpy_posterior(h, x, y, np.repeat(combo[None], len(candidates), 0), candidates, ls, variance, lam, noise)
+        z = (mean - best) / np.sqrt(var)
+        with np.errstate(divide="ignore"):  # EI underflows to 0 far below the incumbent: -inf
+            log_ei = np.log(np.sqrt(var) * (z * scipy.special.ndtr(z) + np.exp(-0.5 * z**2) / math.sqrt(2 * math.pi)))
+        assert index[c] == int(np.argmax(log_ei))
+        assert value[c] == pytest.approx(log_ei.max(), rel=1e-9)
+
+
 def test_value_proposals_pick_the_obviously_best_combination():
     rng = np.random.default_rng(8)
     n_levels = [3, 4]

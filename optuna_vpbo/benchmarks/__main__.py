@@ -1,4 +1,4 @@
-"""Command line: ``python -m optuna_vpbo.benchmarks {run,report,hypervolume,overhead} ...``."""
+"""Command line: ``python -m optuna_vpbo.benchmarks {run,report,hypervolume,overhead,overhead-plot} ...``."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from optuna_vpbo.benchmarks.samplers import SAMPLER_FACTORIES
 
 DEFAULT_OUT = Path("docs/results")
 DEFAULT_FIGURES = Path("docs/figures")
+DEFAULT_OVERHEAD_OUT = Path("docs/results-overhead")
 
 
 def _names(text: str) -> list[str]:
@@ -56,19 +57,41 @@ def main(argv: list[str] | None = None) -> None:
     overhead_parser.add_argument("--sizes", type=lambda s: [int(v) for v in _names(s)], default=[50, 100, 200, 500, 1000])
     overhead_parser.add_argument("--window", type=int, default=overhead.DEFAULT_WINDOW, help="trials timed per measurement")
     overhead_parser.add_argument("--jobs", type=int, default=1, help="processes (1: no interference between timings)")
+    overhead_parser.add_argument(
+        "--gp-max-trials", type=int, default=overhead.DEFAULT_GP_MAX_TRIALS, help="largest n timed for GPSampler"
+    )
+    for parser_ in (overhead_parser, commands.add_parser("overhead-plot", help="table and figures of a stored overhead run")):
+        parser_.add_argument("--out", type=Path, default=DEFAULT_OVERHEAD_OUT, help="folder of the overhead JSON file")
+        parser_.add_argument("--figures", type=Path, default=DEFAULT_FIGURES, help="folder of the PNG figures")
     args = parser.parse_args(argv)
     if args.command == "run":
         run(args.problems, args.samplers, range(args.seeds), args.trials, args.out, args.jobs)
     elif args.command == "hypervolume":
         print(hypervolume_table(args.out, args.problems, args.samplers, args.checkpoints))
     elif args.command == "overhead":
-        results = overhead.run_grid(args.cases, args.samplers, args.sizes, args.window, args.jobs)
+        # GEMM speed before and after the measurements; the floor takes the faster (a lower bound).
+        flops_before = overhead.gemm_flops_per_second()
+        results = overhead.run_grid(args.cases, args.samplers, args.sizes, args.window, args.jobs, args.gp_max_trials)
         settings = VPBOSampler().settings
-        flops = overhead.gemm_flops_per_second()
-        print(f"single-thread GEMM: {flops / 1e9:.1f} GFlop/s")
-        print(overhead.overhead_table(results, flops, settings.n_candidates, settings.max_enumerated_combinations))
+        flops = max(flops_before, overhead.gemm_flops_per_second())
+        overhead.save_results(
+            args.out / overhead.OVERHEAD_FILE, results, flops, settings.n_candidates, settings.max_enumerated_combinations
+        )
+        overhead_report(args)
+    elif args.command == "overhead-plot":
+        overhead_report(args)
     else:
         report(args)
+
+
+def overhead_report(args: argparse.Namespace) -> None:
+    """The table of the stored overhead run (printed) and its figures."""
+    results, record = overhead.load_results(args.out / overhead.OVERHEAD_FILE)
+    flops = record["gemm_flops_per_second"]
+    print(f"single-thread GEMM: {flops / 1e9:.1f} GFlop/s")
+    print(overhead.overhead_table(results, flops, record["n_candidates"], record["max_enumerated_combinations"]))
+    for path in overhead.write_figures(results, args.figures):
+        print(f"wrote {path}")
 
 
 def report(args: argparse.Namespace) -> None:

@@ -2,30 +2,55 @@
 
 A study is pre-filled with n random trials (RandomSampler, real objective values), copied into a
 fresh in-memory study per sampler, and the sampler's own time is measured over a window of
-further trials; the median over the window is reported. Each (case, sampler) runs in its own
-process, so its peak resident memory is its own. The floor is the floating-point work VPBO's
-value proposals must do at that size, divided by the machine's measured single-thread GEMM
-speed: (sum of levels + 1) triangular solves of an n x S block (n^2 S flops each), C S n (k + 2)
-flops to assemble the combinations' variances, and the Cholesky (n^3 / 3).
+further trials; the median over the window is reported (the first trial of the window refits
+VPBO's hyperparameters from scratch, so the median is a trial without a refit). Each
+(case, sampler) runs in its own process held to one thread, so its peak resident memory is its
+own, and its CPU time is the sampler's work even on a machine shared with other jobs (the wall
+clock is recorded too).
+
+The floor is the floating-point work of VPBO's value proposals at that size, divided by the
+machine's measured single-thread GEMM speed: one triangular solve of an n x S block (n^2 S
+flops) per solved piece (K_x and one per categorical level, less one level per variable, which
+is derived from the others; the levels of the variable the training points are grouped by
+solve only their trailing rows), n S (k + 2) flops per combination to assemble its posterior,
+and the Cholesky of the GP (n^3 / 3). Spaces of more than ``SCREEN_ABOVE`` combinations count both
+stages: all combinations on ``N_SCREEN_CANDIDATES`` candidates, then the shortlist on all S.
+
+Results are stored as one JSON file (``OVERHEAD_FILE``) so that the table and the figures
+(time per trial against n per case, and against the number of combinations C at one n) can be
+regenerated without measuring again.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import json
 import multiprocessing
 import resource
 import statistics
 import time
-from collections.abc import Callable
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import optuna
 
+from optuna_vpbo._combinations import N_SEED_TRIALS
+from optuna_vpbo._proposals import N_NEIGHBOUR_SEEDS, N_SCREEN_CANDIDATES, N_SCREENED, SCREEN_ABOVE
 from optuna_vpbo.benchmarks.problems import get_problem
+from optuna_vpbo.benchmarks.runner import _environment, _single_threaded
 from optuna_vpbo.benchmarks.samplers import TimedSampler, make_sampler
 
 DEFAULT_WINDOW = 5
+OVERHEAD_FILE = "overhead.json"
+# GPSampler's time grows fast with n (0.5 to 1.8 s per trial at n = 500 here): larger sizes are
+# skipped, which keeps the whole grid near 10 minutes.
+DEFAULT_GP_MAX_TRIALS = 500
+# The n of the time-against-C figure.
+FIGURE_N = 200
 NAS_LIKE_OPS = ("conv1x1-bn-relu", "conv3x3-bn-relu", "maxpool3x3")
 
 
@@ -38,13 +63,24 @@ def nas_like_space_objective(trial: optuna.Trial) -> float:
     return float(np.sum((edges - 0.3) ** 2) + ops.count("conv3x3-bn-relu") + 0.1 * n_edges)
 
 
-CASES: dict[str, tuple[Callable[[optuna.Trial], float], str, int]] = {
-    # name: (objective, direction, number of combinations)
-    "func2c": (get_problem("func2c").objective, "minimize", 15),
-    "func3c": (get_problem("func3c").objective, "minimize", 60),
-    "nas_like_space": (nas_like_space_objective, "minimize", 243),
-    "ackley5c": (get_problem("ackley5c").objective, "minimize", 17**5),
+CASES: dict[str, tuple[Callable[[optuna.Trial], float], str, list[int]]] = {
+    # name: (objective, direction, levels of the categorical parameters)
+    "func2c": (get_problem("func2c").objective, "minimize", [3, 5]),
+    "func3c": (get_problem("func3c").objective, "minimize", [3, 5, 4]),
+    "nas_like_space": (nas_like_space_objective, "minimize", [3] * 5),
+    "ackley5c": (get_problem("ackley5c").objective, "minimize", [17] * 5),
 }
+CASE_LABELS = {
+    "func2c": "Func2C",
+    "func3c": "Func3C",
+    "nas_like_space": "NAS-like (22 numeric)",
+    "ackley5c": "Ackley-5C",
+}
+SAMPLER_LABELS = {"vpbo": "VPBOSampler", "gp": "GPSampler", "tpe": "TPESampler"}
+
+
+def n_combinations(case: str) -> int:
+    return int(np.prod(CASES[case][2]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,8 +88,28 @@ class Measurement:
     case: str
     sampler: str
     n_trials: int
-    median_seconds: float
+    median_seconds: float  # wall clock
+    median_cpu_seconds: float  # CPU time of the (one-thread) process
     peak_memory_mib: float
+    seconds: list[float]  # every trial of the window, wall clock
+    cpu_seconds: list[float]
+
+
+class CpuTimedSampler(TimedSampler):
+    """A TimedSampler that also adds up the process's CPU time per trial. On a shared machine the
+    wall clock also counts the time other processes hold the cores; the CPU time of a process
+    held to one thread does not."""
+
+    def __init__(self, inner: optuna.samplers.BaseSampler) -> None:
+        super().__init__(inner)
+        self.cpu_seconds: defaultdict[int, float] = defaultdict(float)
+
+    def _timed(self, trial_number: int, call: Callable[[], Any]) -> Any:
+        start = time.process_time()
+        try:
+            return super()._timed(trial_number, call)
+        finally:
+            self.cpu_seconds[trial_number] += time.process_time() - start
 
 
 def _prefilled(case: str, n_trials: int, seed: int) -> list[optuna.trial.FrozenTrial]:
@@ -66,13 +122,17 @@ def _prefilled(case: str, n_trials: int, seed: int) -> list[optuna.trial.FrozenT
 def measure(case: str, sampler_name: str, n_trials: int, window: int, seed: int = 0) -> Measurement:
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     objective, direction, _ = CASES[case]
-    sampler = TimedSampler(make_sampler(sampler_name, seed))
+    sampler = CpuTimedSampler(make_sampler(sampler_name, seed))
     study = optuna.create_study(direction=direction, sampler=sampler)
     study.add_trials(_prefilled(case, n_trials, seed))
     study.optimize(objective, n_trials=window)
-    seconds = [sampler.seconds[t.number] for t in study.trials[n_trials:]]
+    numbers = [t.number for t in study.trials[n_trials:]]
+    seconds = [sampler.seconds[i] for i in numbers]
+    cpu_seconds = [sampler.cpu_seconds[i] for i in numbers]
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
-    return Measurement(case, sampler_name, n_trials, statistics.median(seconds), peak)
+    return Measurement(
+        case, sampler_name, n_trials, statistics.median(seconds), statistics.median(cpu_seconds), peak, seconds, cpu_seconds
+    )
 
 
 def gemm_flops_per_second(size: int = 512, repeats: int = 5) -> float:
@@ -86,51 +146,159 @@ def gemm_flops_per_second(size: int = 512, repeats: int = 5) -> float:
 
 
 def _timed(call: Callable[[], object]) -> float:
-    start = time.perf_counter()
+    """CPU seconds of ``call`` (one thread), like the samplers' times."""
+    start = time.process_time()
     call()
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
 def proposal_flops(case: str, n: int, n_candidates: int, max_combinations: int) -> float:
     """Floating-point work of one round of value proposals (see the module docstring)."""
-    levels = {"func2c": [3, 5], "func3c": [3, 5, 4], "nas_like_space": [3] * 5, "ackley5c": [17] * 5}[case]
-    n_combinations = min(CASES[case][2], max_combinations)
-    solves = (sum(levels) + 1) * n * n * n_candidates
-    assembly = n_combinations * n_candidates * n * (len(levels) + 2)
-    return solves + assembly + n**3 / 3.0
+    levels = CASES[case][2]
+    k = len(levels)
+    # K_x, then every level but one per variable; the training points are grouped by the levels
+    # of the variable with the most, whose level a (of L, equally frequent) solves only the last
+    # (1 - a / L) n rows.
+    grouped = max(levels)
+    solved_pieces = 1 + sum(levels) - k - (grouped - 1) + sum((1 - a / grouped) ** 2 for a in range(1, grouped))
+    n_all = n_combinations(case)
+    if n_all > max_combinations:
+        # A sample of combinations plus the best trials and their one-change neighbours.
+        n_all = max_combinations + N_SEED_TRIALS * (1 + sum(levels) - k)
+
+    def stage(n_comb: int, s: int) -> float:
+        return solved_pieces * n * n * s + n_comb * s * n * (k + 2)
+
+    if n_all <= SCREEN_ABOVE:
+        proposals = stage(n_all, n_candidates)
+    else:
+        shortlist = min(n_all, N_SCREENED + N_NEIGHBOUR_SEEDS * (sum(levels) - k))
+        proposals = stage(n_all, N_SCREEN_CANDIDATES) + stage(shortlist, n_candidates)
+    return proposals + n**3 / 3.0
 
 
 def run_grid(
-    cases: list[str], samplers: list[str], sizes: list[int], window: int, jobs: int
+    cases: list[str], samplers: list[str], sizes: list[int], window: int, jobs: int, gp_max_trials: int
 ) -> list[Measurement]:
     context = multiprocessing.get_context("spawn")
-    tasks = [(c, s, n) for c in cases for n in sizes for s in samplers]
+    tasks = [(c, s, n) for c in cases for n in sizes for s in samplers if s != "gp" or n <= gp_max_trials]
     results: list[Measurement] = []
-    # One process per measurement (max_tasks_per_child) so peak memory is the measurement's own.
-    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context, max_tasks_per_child=1) as pool:
+    # One process per measurement (max_tasks_per_child) so peak memory is the measurement's own;
+    # one thread per process (BLAS and PyTorch), as the runs of the benchmarks.
+    with concurrent.futures.ProcessPoolExecutor(
+        jobs, mp_context=context, max_tasks_per_child=1, initializer=_single_threaded
+    ) as pool:
         futures = [pool.submit(measure, c, s, n, window) for c, s, n in tasks]
         for future in futures:
             results.append(future.result())
             m = results[-1]
-            print(f"{m.case} n={m.n_trials} {m.sampler}: {m.median_seconds:.4f} s, {m.peak_memory_mib:.0f} MiB", flush=True)
+            print(
+                f"{m.case} n={m.n_trials} {m.sampler}: {m.median_cpu_seconds:.4f} s CPU, {m.median_seconds:.4f} s wall, "
+                f"{m.peak_memory_mib:.0f} MiB",
+                flush=True,
+            )
     return results
 
 
+def save_results(
+    path: Path, results: Sequence[Measurement], flops_per_second: float, n_candidates: int, max_combinations: int
+) -> None:
+    """The measurements with what the table needs (GEMM speed, VPBO settings) and the machine."""
+    record = {
+        "gemm_flops_per_second": flops_per_second,
+        "n_candidates": n_candidates,
+        "max_enumerated_combinations": max_combinations,
+        "environment": _environment(),
+        "measurements": [dataclasses.asdict(m) for m in results],
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1))
+
+
+def load_results(path: Path) -> tuple[list[Measurement], dict]:
+    """The measurements of ``save_results`` and the rest of its record."""
+    record = json.loads(path.read_text())
+    return [Measurement(**m) for m in record.pop("measurements")], record
+
+
 def overhead_table(results: list[Measurement], flops_per_second: float, n_candidates: int, max_combinations: int) -> str:
-    """Markdown: per case and n, each sampler's median seconds, VPBO's ratios and floor."""
+    """Markdown: per case and n, each sampler's median CPU seconds per trial, VPBO's ratios to
+    GPSampler and TPE, its wall-clock median, peak memory and floor."""
     samplers = sorted({m.sampler for m in results}, key=lambda s: (s != "vpbo", s))
-    header = ["case", "n", *[f"{s} (s)" for s in samplers]]
-    header += [f"{s} / vpbo" for s in samplers if s != "vpbo"] + ["vpbo peak MiB", "vpbo floor (s)", "vpbo / floor"]
+    others = [s for s in samplers if s != "vpbo"]
+    header = ["case", "C", "n", *[f"{SAMPLER_LABELS.get(s, s)} CPU (s)" for s in samplers]]
+    # GPSampler / VPBO: how many times faster VPBO is; VPBO / TPE: how many times slower.
+    header += [f"{SAMPLER_LABELS.get(s, s)} / VPBO" if s == "gp" else f"VPBO / {SAMPLER_LABELS.get(s, s)}" for s in others]
+    header += ["VPBO wall (s)", "VPBO peak MiB", "floor (s)", "VPBO / floor"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     by_key = {(m.case, m.n_trials, m.sampler): m for m in results}
     for case, n in sorted({(m.case, m.n_trials) for m in results}, key=lambda k: (list(CASES).index(k[0]), k[1])):
-        row = [case, str(n)]
-        times = {s: by_key[(case, n, s)].median_seconds for s in samplers if (case, n, s) in by_key}
-        row += [f"{times[s]:.4f}" if s in times else "-" for s in samplers]
+        row = [CASE_LABELS[case], f"{n_combinations(case):,}", str(n)]
+        times = {s: by_key[(case, n, s)].median_cpu_seconds for s in samplers if (case, n, s) in by_key}
+        row += [f"{times[s]:.4g}" if s in times else "-" for s in samplers]
         vpbo = times.get("vpbo")
-        row += [f"{times[s] / vpbo:.3g}" if vpbo and s in times else "-" for s in samplers if s != "vpbo"]
+        row += [
+            (f"{times[s] / vpbo:.3g}" if s == "gp" else f"{vpbo / times[s]:.3g}") if vpbo and s in times else "-"
+            for s in others
+        ]
         floor = proposal_flops(case, n, n_candidates, max_combinations) / flops_per_second
-        peak = by_key.get((case, n, "vpbo"))
-        row += [f"{peak.peak_memory_mib:.0f}" if peak else "-", f"{floor:.4f}", f"{vpbo / floor:.1f}" if vpbo else "-"]
+        own = by_key.get((case, n, "vpbo"))
+        row += [f"{own.median_seconds:.4g}", f"{own.peak_memory_mib:.0f}"] if own else ["-", "-"]
+        row += [f"{floor:.2g}", f"{vpbo / floor:.1f}" if vpbo else "-"]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
+
+
+def write_figures(results: Sequence[Measurement], folder: Path) -> list[Path]:
+    """``overhead_vs_n.png`` (median time per trial against n, one panel per case, log-log) and
+    ``overhead_vs_c.png`` (against the number of combinations at n = ``FIGURE_N``)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    folder.mkdir(parents=True, exist_ok=True)
+    samplers = sorted({m.sampler for m in results}, key=lambda s: (s != "vpbo", s))
+    cases = [c for c in CASES if any(m.case == c for m in results)]
+    markers = dict(zip(samplers, "osd^v"))
+
+    figure = Figure(figsize=(3.2 * len(cases), 3.2), layout="constrained")
+    FigureCanvasAgg(figure)
+    axes_row = figure.subplots(1, len(cases), sharey=True, squeeze=False)[0]
+    for axes, case in zip(axes_row, cases):
+        for sampler in samplers:
+            points = sorted((m.n_trials, m.median_cpu_seconds) for m in results if m.case == case and m.sampler == sampler)
+            if points:
+                axes.plot(*zip(*points), marker=markers[sampler], label=SAMPLER_LABELS.get(sampler, sampler))
+        axes.set(xscale="log", yscale="log", xlabel="trials n", title=f"{CASE_LABELS[case]}, C = {n_combinations(case):,}")
+        axes.grid(True, which="both", alpha=0.3)
+    axes_row[0].set_ylabel("median sampler CPU time per trial (s)")
+    axes_row[0].legend()
+    by_n = folder / "overhead_vs_n.png"
+    figure.savefig(by_n, dpi=110)
+
+    figure = Figure(figsize=(4.5, 3.4), layout="constrained")
+    FigureCanvasAgg(figure)
+    axes = figure.subplots()
+    for sampler in samplers:
+        points = sorted(
+            (n_combinations(m.case), m.median_cpu_seconds) for m in results if m.sampler == sampler and m.n_trials == FIGURE_N
+        )
+        if points:
+            axes.plot(*zip(*points), marker=markers[sampler], label=SAMPLER_LABELS.get(sampler, sampler))
+    for m in results:
+        if m.sampler == "vpbo" and m.n_trials == FIGURE_N:
+            # The cases differ in more than C (numeric dimensions, levels): name them.
+            axes.annotate(CASE_LABELS[m.case].split(" (")[0], (n_combinations(m.case), m.median_cpu_seconds),
+                          fontsize=7, xytext=(4, -10), textcoords="offset points")
+    axes.set(
+        xscale="log",
+        yscale="log",
+        xlabel="categorical combinations C",
+        ylabel="median sampler CPU time per trial (s)",
+        title=f"n = {FIGURE_N} trials",
+    )
+    axes.grid(True, which="both", alpha=0.3)
+    if axes.lines:
+        axes.legend(loc="center right", fontsize=8)
+    by_c = folder / "overhead_vs_c.png"
+    figure.savefig(by_c, dpi=110)
+    return [by_n, by_c]

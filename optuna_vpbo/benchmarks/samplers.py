@@ -38,6 +38,9 @@ SAMPLER_FACTORIES: dict[str, Callable[[int], BaseSampler]] = {
     "vpbo": lambda seed: VPBOSampler(seed=seed),
     "vpbo-paper": lambda seed: VPBOSampler(seed=seed, preset="paper"),
     "vpbo-noinit": lambda seed: VPBOSampler(seed=seed, search_initialization=False),
+    # Ablations of the defaults: each puts back one setting of the paper preset.
+    "vpbo-standardize": lambda seed: VPBOSampler(seed=seed, output_transform="standardize"),
+    "vpbo-norefine": lambda seed: VPBOSampler(seed=seed, n_refine=0),
     "vpbo-intersection": IntersectionVPBOSampler,
     # Multi-objective studies by ParEGO scalarisation, the behaviour before log EHVI.
     "vpbo-parego": lambda seed: VPBOSampler(seed=seed, multi_objective="parego"),

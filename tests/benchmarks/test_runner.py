@@ -37,7 +37,17 @@ def test_overhead_measures_the_window_and_the_floor_grows_with_n() -> None:
     ratio = overhead.proposal_flops("func2c", 400, 512, 4096) / overhead.proposal_flops("func2c", 200, 512, 4096)
     assert 3.5 < ratio < 5.0
     table = overhead.overhead_table([measurement], 1e10, 512, 4096)
-    assert "| func2c | 30 |" in table
+    assert f"| {overhead.CASE_LABELS['func2c']} | 15 | 30 | " in table
+
+
+def test_overhead_results_round_trip_and_draw(tmp_path: Path) -> None:
+    measurements = [overhead.measure("func2c", name, n_trials=12, window=2) for name in ("vpbo", "random")]
+    path = tmp_path / "overhead.json"
+    overhead.save_results(path, measurements, 1e10, 512, 4096)
+    loaded, record = overhead.load_results(path)
+    assert loaded == measurements and record["gemm_flops_per_second"] == 1e10
+    figures = overhead.write_figures(loaded, tmp_path / "figures")
+    assert figures and all(f.exists() and f.stat().st_size > 0 for f in figures)
 
 
 def test_hypervolume_against_a_hand_computed_front() -> None:
