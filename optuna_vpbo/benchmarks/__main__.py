@@ -46,6 +46,9 @@ def main(argv: list[str] | None = None) -> None:
     report_parser.add_argument("--n-init", type=int, default=N_INIT, help="trials of the initial design")
     report_parser.add_argument("--figures", type=Path, default=DEFAULT_FIGURES, help="folder of the PNG figures")
     report_parser.add_argument("--window", type=int, default=SMOOTH_WINDOW, help="smoothing window (iterations)")
+    report_parser.add_argument(
+        "--report-name", default=REPORT_NAME, help="file name of the Markdown report in --out (e.g. ABLATION.md)"
+    )
     hypervolume_parser = commands.add_parser("hypervolume", help="hypervolume table of multi-objective runs")
     hypervolume_parser.add_argument("--problems", type=_names, required=True)
     hypervolume_parser.add_argument("--samplers", type=_names, required=True)
@@ -99,7 +102,7 @@ def report(args: argparse.Namespace) -> None:
     notes: list[str] = []
     collected = collect(args.out, args.problems, args.samplers, notes)
     figures = write_figures(collected, args.figures, args.samplers, notes, args.n_init, args.window)
-    print(write_report(args.out / REPORT_NAME, collected, args.samplers, args.checkpoints, figures, notes, args.n_init))
+    print(write_report(args.out / args.report_name, collected, args.samplers, args.checkpoints, figures, notes, args.n_init))
 
 
 if __name__ == "__main__":

@@ -233,6 +233,16 @@ def test_report_command_writes_tables_and_figures(
     assert "top5_arm_pulls.png" not in text  # one problem only
 
 
+def test_report_name_keeps_the_main_report(results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main([
+        "report", "--problems", "func2c", "--samplers", "greedy", "--out", str(results),
+        "--figures", str(tmp_path / "figures"), "--report-name", "ABLATION.md",
+    ])  # fmt: skip
+    capsys.readouterr()
+    assert "| func2c (simple regret) | greedy |" in (results / "ABLATION.md").read_text(encoding="utf-8")
+    assert not (results / report.REPORT_NAME).exists()
+
+
 def test_ablation_and_overall_figures(results: Path, tmp_path: Path) -> None:
     for seed in SEEDS:
         _write(results, _greedy(seed) | {"sampler": "vpbo"})
