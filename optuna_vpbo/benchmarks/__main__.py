@@ -46,6 +46,7 @@ def main(argv: list[str] | None = None) -> None:
     report_parser.add_argument("--n-init", type=int, default=N_INIT, help="trials of the initial design")
     report_parser.add_argument("--figures", type=Path, default=DEFAULT_FIGURES, help="folder of the PNG figures")
     report_parser.add_argument("--window", type=int, default=SMOOTH_WINDOW, help="smoothing window (iterations)")
+    report_parser.add_argument("--seeds", type=int, default=None, help="only seeds 0 .. N-1 (default: all stored)")
     report_parser.add_argument(
         "--report-name", default=REPORT_NAME, help="file name of the Markdown report in --out (e.g. ABLATION.md)"
     )
@@ -100,7 +101,7 @@ def overhead_report(args: argparse.Namespace) -> None:
 def report(args: argparse.Namespace) -> None:
     """Tables into <out>/REPORT.md (printed too) and the figures into --figures."""
     notes: list[str] = []
-    collected = collect(args.out, args.problems, args.samplers, notes)
+    collected = collect(args.out, args.problems, args.samplers, notes, args.seeds)
     figures = write_figures(collected, args.figures, args.samplers, notes, args.n_init, args.window)
     print(write_report(args.out / args.report_name, collected, args.samplers, args.checkpoints, figures, notes, args.n_init))
 

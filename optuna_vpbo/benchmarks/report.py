@@ -52,14 +52,22 @@ class ProblemRuns:
         return len(self.problem.directions) > 1
 
 
-def collect(out_dir: Path, problems: Sequence[str], samplers: Sequence[str], notes: list[str]) -> list[ProblemRuns]:
-    """Load the runs of ``problems``; problems or samplers without results are left out with a note."""
+def collect(
+    out_dir: Path, problems: Sequence[str], samplers: Sequence[str], notes: list[str], max_seeds: int | None = None
+) -> list[ProblemRuns]:
+    """Load the runs of ``problems`` (of the seeds below ``max_seeds`` if given, so that samplers
+    with more stored seeds are compared on the same ones); problems or samplers without results
+    are left out with a note."""
     collected = []
     for name in problems:
         folder = out_dir / name
         stored = {
             sub.name: load_results(out_dir, name, sub.name) for sub in sorted(folder.iterdir()) if sub.is_dir()
         } if folder.is_dir() else {}
+        stored = {
+            sampler: [r for r in records if max_seeds is None or r["seed"] < max_seeds]
+            for sampler, records in stored.items()
+        }
         stored = {sampler: records for sampler, records in stored.items() if records}
         if not stored:
             notes.append(f"{name}: no results in {folder}, skipped.")

@@ -236,10 +236,10 @@ def test_report_command_writes_tables_and_figures(
 def test_report_name_keeps_the_main_report(results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     main([
         "report", "--problems", "func2c", "--samplers", "greedy", "--out", str(results),
-        "--figures", str(tmp_path / "figures"), "--report-name", "ABLATION.md",
+        "--figures", str(tmp_path / "figures"), "--report-name", "ABLATION.md", "--seeds", "1",
     ])  # fmt: skip
     capsys.readouterr()
-    assert "| func2c (simple regret) | greedy |" in (results / "ABLATION.md").read_text(encoding="utf-8")
+    assert "| func2c (simple regret) | greedy | 1 |" in (results / "ABLATION.md").read_text(encoding="utf-8")
     assert not (results / report.REPORT_NAME).exists()
 
 
