@@ -41,6 +41,8 @@ SAMPLER_FACTORIES: dict[str, Callable[[int], BaseSampler]] = {
     # Ablations of the defaults: each puts back one setting of the paper preset.
     "vpbo-standardize": lambda seed: VPBOSampler(seed=seed, output_transform="standardize"),
     "vpbo-norefine": lambda seed: VPBOSampler(seed=seed, n_refine=0),
+    "vpbo-200cand": lambda seed: VPBOSampler(seed=seed, n_candidates=200),
+    "vpbo-5restarts": lambda seed: VPBOSampler(seed=seed, n_restarts=5),
     "vpbo-intersection": IntersectionVPBOSampler,
     # Multi-objective studies by ParEGO scalarisation, the behaviour before log EHVI.
     "vpbo-parego": lambda seed: VPBOSampler(seed=seed, multi_objective="parego"),
