@@ -19,7 +19,7 @@ import numpy as np
 from optuna_vpbo import _core
 from optuna_vpbo._conditional_encoder import INACTIVE_FILL, ConditionalEncoder
 from optuna_vpbo._init_design import N_MAX_VALUE_POINTS, N_MAX_VALUE_SAMPLES
-from optuna_vpbo._proposals import _SAME_POINT, Acquisition, refine
+from optuna_vpbo._proposals import Acquisition, is_taken, refine
 from optuna_vpbo._search_tree import Leaf
 
 # How many of the best observed trials' leaves join a random sample of leaves when the tree has
@@ -115,8 +115,7 @@ def propose_leaf(
             # ``refine`` only calls ``with_gradient``, which the subspace provides.
             z, value_refined = refine(subspace, h, x0[active], snap)  # type: ignore[arg-type]
             x_refined = subspace.embed(z)
-            is_taken = bool(np.any(np.all(np.abs(taken - x_refined) <= _SAME_POINT, axis=1)))
-            if value_refined > value and not is_taken:
+            if value_refined > value and not is_taken(taken, x_refined):
                 x, value = x_refined, value_refined
     ranking = [(leaves[i], float(values[i])) for i in order[:n_ranking]]
     return LeafProposal(leaf, np.asarray(x, dtype=np.float64), x_candidate, value, ranking)

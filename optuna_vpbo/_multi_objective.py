@@ -33,7 +33,7 @@ from optuna_vpbo._hypervolume_improvement import (
     pareto_mask,
     reference_point,
 )
-from optuna_vpbo._proposals import SCREEN_ABOVE, Proposal, refine
+from optuna_vpbo._proposals import SCREEN_ABOVE, Proposal, is_taken, refine
 
 MULTI_OBJECTIVE_METHODS = ("ehvi", "parego")
 # Box decompositions grow as (front size)^(M - 1): beyond 3 objectives ParEGO is used.
@@ -43,8 +43,6 @@ PREDICT_CHUNK = 4096
 # Central differences in the encoded x in [0, 1]: the acquisition is smooth there, and in log
 # space its rounding error (~1e-16 |value|) over this step stays near 1e-9.
 DIFFERENCE_STEP = 1e-6
-# Encoded points closer than this in every coordinate are the same trial (as in ``propose``).
-SAME_POINT = 1e-12
 # Refinement starts from observed points: the Pareto-front points of the chosen combination, at
 # most this many. EHVI peaks in the gaps of the front, next to its points. Reizman-Suzuki, 5
 # seeds, hypervolume after 100 trials, by starts from observed points (front first): 2: 6286.8,
@@ -153,8 +151,7 @@ def propose_hypervolume(
         taken = taken_x[np.all(taken_h == h, axis=1)]
         for x0 in [x, *front_x[np.all(front_h == h, axis=1)][:MAX_FRONT_STARTS]]:
             x_refined, value_refined = refine(acquisition, h, x0, snap)
-            is_taken = bool(np.any(np.all(np.abs(taken - x_refined) <= SAME_POINT, axis=1)))
-            if value_refined > value and not is_taken:
+            if value_refined > value and not is_taken(taken, x_refined):
                 x, value = x_refined, value_refined
     ranking = [(tuple(int(a) for a in combinations[c]), float(proposals[c])) for c in order[:n_ranking]]
     return Proposal(np.asarray(h, dtype=np.int32), np.asarray(x, dtype=np.float64), value, x_candidate, ranking)

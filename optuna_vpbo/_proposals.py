@@ -23,7 +23,7 @@ from optuna_vpbo._combinations import hamming_neighbours
 
 MAX_REFINE_ITERATIONS = 50
 # Encoded points closer than this in every coordinate are the same trial.
-_SAME_POINT = 1e-12
+SAME_POINT = 1e-12
 # Screening of large combination sets (beyond the exhaustive regime): every combination is first
 # scored on this many candidates; the best ones and the one-change neighbours of the very best
 # then get full proposals.
@@ -63,6 +63,12 @@ def sobol_candidates(n_numeric: int, n: int, rng: np.random.Generator) -> np.nda
         # SciPy warns that n is not a power of two: balance properties are not needed here.
         warnings.simplefilter("ignore", UserWarning)
         return qmc.Sobol(n_numeric, scramble=True, seed=rng).random(n)
+
+
+def is_taken(taken_x: np.ndarray, x: np.ndarray) -> bool:
+    """Whether ``x`` is (within ``SAME_POINT``) one of the rows of ``taken_x``: a point already
+    evaluated or pending in the same combination."""
+    return bool(np.any(np.all(np.abs(taken_x - x) <= SAME_POINT, axis=1)))
 
 
 def refine(
@@ -154,8 +160,7 @@ def propose(
         taken = taken_x[np.all(taken_h == h, axis=1)]
         for x0 in [x, *observed_x[same_combination][: n_refine - 1]]:
             x_refined, value_refined = refine(acquisition, h, x0, snap)
-            is_taken = bool(np.any(np.all(np.abs(taken - x_refined) <= _SAME_POINT, axis=1)))
-            if value_refined > value and not is_taken:
+            if value_refined > value and not is_taken(taken, x_refined):
                 x, value = x_refined, value_refined
     ranking = [(tuple(int(a) for a in combinations[c]), float(values[c])) for c in order[:n_ranking]]
     return Proposal(np.asarray(h, dtype=np.int32), np.asarray(x, dtype=np.float64), value, x_candidate, ranking)
