@@ -73,6 +73,11 @@ class VPBOSettings:
     multi_objective: str = "ehvi"
     record_proposals: bool = False
 
+    @property
+    def n_random_startup_trials(self) -> int:
+        """The random part of the initial design: half of it with search initialisation."""
+        return self.n_startup_trials // 2 if self.search_initialization else self.n_startup_trials
+
     def __post_init__(self) -> None:
         if self.output_transform not in OUTPUT_TRANSFORMS:
             raise ValueError(f"output_transform must be one of {OUTPUT_TRANSFORMS}, got {self.output_transform!r}.")
@@ -281,10 +286,7 @@ class VPBOSampler(BaseSampler):
         complete = [
             t for t in trials if t.state == TrialState.COMPLETE and search_space.keys() <= t.params.keys()
         ]
-        n_random = (
-            settings.n_startup_trials // 2 if settings.search_initialization else settings.n_startup_trials
-        )
-        if len(complete) < max(n_random, 1):
+        if len(complete) < max(settings.n_random_startup_trials, 1):
             self._record(study, trial, {"phase": "random"})
             return {}, None
 
@@ -300,25 +302,13 @@ class VPBOSampler(BaseSampler):
             settings.max_enumerated_combinations,
         ):
             return self._propose_hypervolume(study, trial, trials, complete, encoder, key, h, x, values, rng)
-        if len(study.directions) > 1:
-            # ParEGO (Knowles 2006): a random augmented-Chebyshev scalarisation per trial (also
-            # the initial design's MES model under EHVI).
-            values = scalarized_values(values, study.directions, rng.dirichlet(np.ones(len(study.directions))))
-            direction = StudyDirection.MAXIMIZE
-        else:
-            values, direction = values[:, 0], study.direction
+        # Several objectives: ParEGO (also the initial design's MES model under EHVI).
+        values, direction = _scalar_values(values, study.directions, rng)
         y, hyperparameters = self._fit_or_reuse(
             key, h, x, lambda e: transformed_targets(values, direction, settings.output_transform, e), rng
         )
-        gp = hyperparameters.make_gp(h, x, y)
         h_pending, x_pending = _pending_points(trials, trial, encoder)
-        if len(h_pending):
-            # Kriging believer: condition on the running trials at their posterior mean, which
-            # keeps the mean and shrinks the variance there, so workers spread out.
-            mean, _ = gp.predict(h_pending, x_pending)
-            gp = hyperparameters.make_gp(
-                np.vstack([h, h_pending]), np.vstack([x, x_pending]), np.concatenate([y, mean])
-            )
+        gp, _ = _kriging_believer(hyperparameters, h, x, y, h_pending, x_pending)
         constraints, feasible = self._constraint_models(key, complete, h, x, rng)
         best = float(y[feasible].max()) if feasible.any() else math.nan
 
@@ -393,12 +383,7 @@ class VPBOSampler(BaseSampler):
                 lambda e, j=j, d=direction: transformed_targets(values[:, j], d, settings.output_transform, e),
                 rng,
             )
-            gp = hyperparameters.make_gp(h, x, y)
-            mean = gp.predict(h_pending, x_pending)[0] if len(h_pending) else np.zeros(0)
-            if len(h_pending):
-                gp = hyperparameters.make_gp(
-                    np.vstack([h, h_pending]), np.vstack([x, x_pending]), np.concatenate([y, mean])
-                )
+            gp, mean = _kriging_believer(hyperparameters, h, x, y, h_pending, x_pending)
             objectives.append(gp)
             targets.append(y)
             believed.append(mean)
@@ -443,10 +428,7 @@ class VPBOSampler(BaseSampler):
         (``_conditional_proposals``). Several objectives are scalarised (ParEGO)."""
         settings = self._settings
         complete = [t for t in trials if t.state == TrialState.COMPLETE]
-        n_random = (
-            settings.n_startup_trials // 2 if settings.search_initialization else settings.n_startup_trials
-        )
-        if len(complete) < max(n_random, 1):
+        if len(complete) < max(settings.n_random_startup_trials, 1):
             self._record(study, trial, {"phase": "random"})
             return {}, None
 
@@ -454,22 +436,13 @@ class VPBOSampler(BaseSampler):
         rng = np.random.default_rng([self._base_seed, trial.number])
         h, x = encoder.encode([t.params for t in complete])
         values = np.array([t.values for t in complete], dtype=np.float64)
-        if len(study.directions) > 1:
-            values = scalarized_values(values, study.directions, rng.dirichlet(np.ones(len(study.directions))))
-            direction = StudyDirection.MAXIMIZE
-        else:
-            values, direction = values[:, 0], study.direction
+        values, direction = _scalar_values(values, study.directions, rng)
         key = (study.study_name, repr(sorted(tree.distributions.items())), repr(sorted(tree.conditions.items())))
         y, hyperparameters = self._fit_or_reuse(
             key, h, x, lambda e: transformed_targets(values, direction, settings.output_transform, e), rng
         )
-        gp = hyperparameters.make_gp(h, x, y)
         h_pending, x_pending = _conditional_pending_points(trials, trial, encoder)
-        if len(h_pending):
-            mean, _ = gp.predict(h_pending, x_pending)  # kriging believer, as in the flat case
-            gp = hyperparameters.make_gp(
-                np.vstack([h, h_pending]), np.vstack([x, x_pending]), np.concatenate([y, mean])
-            )
+        gp, _ = _kriging_believer(hyperparameters, h, x, y, h_pending, x_pending)
         constraints, feasible = self._constraint_models(key, complete, h, x, rng)
         best = float(y[feasible].max()) if feasible.any() else math.nan
 
@@ -614,6 +587,36 @@ class VPBOSampler(BaseSampler):
         if self._constraints_func is not None:
             _process_constraints_after_trial(self._constraints_func, study, trial, state)
         self._independent_sampler.after_trial(study, trial, state, values)
+
+
+def _scalar_values(
+    values: np.ndarray, directions: Sequence[StudyDirection], rng: np.random.Generator
+) -> tuple[np.ndarray, StudyDirection]:
+    """The objective values (n x m) as one value per trial and its direction: several objectives
+    are scalarised by ParEGO (Knowles 2006), a random augmented-Chebyshev weighting per trial."""
+    if len(directions) == 1:
+        return values[:, 0], directions[0]
+    weights = rng.dirichlet(np.ones(len(directions)))
+    return scalarized_values(values, list(directions), weights), StudyDirection.MAXIMIZE
+
+
+def _kriging_believer(
+    hyperparameters: GPHyperparameters,
+    h: np.ndarray,
+    x: np.ndarray,
+    y: np.ndarray,
+    h_pending: np.ndarray,
+    x_pending: np.ndarray,
+) -> tuple[_core.MixedGP, np.ndarray]:
+    """The GP on the data, conditioned on the running trials at its posterior mean there (the
+    kriging believer: the mean is kept and the variance shrinks, so workers spread out), and
+    those believed values (empty when nothing is pending)."""
+    gp = hyperparameters.make_gp(h, x, y)
+    if not len(h_pending):
+        return gp, np.zeros(0)
+    mean, _ = gp.predict(h_pending, x_pending)
+    believed = hyperparameters.make_gp(np.vstack([h, h_pending]), np.vstack([x, x_pending]), np.concatenate([y, mean]))
+    return believed, mean
 
 
 def _categorical_params(encoder: MixedSpaceEncoder, combination: Sequence[int]) -> dict[str, Any]:
