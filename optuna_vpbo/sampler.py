@@ -346,10 +346,7 @@ class VPBOSampler(BaseSampler):
             snap=encoder.round_to_grid,
         )
         if settings.record_proposals:
-            top = [
-                {"params": _categorical_params(encoder, combination), "acquisition": round(value, 4)}
-                for combination, value in proposal.ranking
-            ]
+            top = _top_proposals(encoder, proposal.ranking)
             self._record(
                 study,
                 trial,
@@ -407,10 +404,7 @@ class VPBOSampler(BaseSampler):
             snap=encoder.round_to_grid,
         )
         if settings.record_proposals:
-            top = [
-                {"params": _categorical_params(encoder, combination), "acquisition": round(value, 4)}
-                for combination, value in proposal.ranking
-            ]
+            top = _top_proposals(encoder, proposal.ranking)
             models = [_model_diagnostics(fit, encoder) for fit in fits]
             self._record(
                 study,
@@ -617,6 +611,16 @@ def _kriging_believer(
     mean, _ = gp.predict(h_pending, x_pending)
     believed = hyperparameters.make_gp(np.vstack([h, h_pending]), np.vstack([x, x_pending]), np.concatenate([y, mean]))
     return believed, mean
+
+
+def _top_proposals(
+    encoder: MixedSpaceEncoder, ranking: Sequence[tuple[Sequence[int], float]]
+) -> list[dict[str, Any]]:
+    """The best value proposals for the diagnostics: categorical values and acquisition value."""
+    return [
+        {"params": _categorical_params(encoder, combination), "acquisition": round(value, 4)}
+        for combination, value in ranking
+    ]
 
 
 def _categorical_params(encoder: MixedSpaceEncoder, combination: Sequence[int]) -> dict[str, Any]:
