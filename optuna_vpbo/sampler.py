@@ -6,7 +6,7 @@ import dataclasses
 import json
 import threading
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -679,6 +679,13 @@ def _published_by_another(study: Study, current: FrozenTrial, params: dict[str, 
     return any(t.number != current.number and _in_flight_params(t) == params for t in running)
 
 
+def _other_running_params(trials: list[FrozenTrial], current: FrozenTrial) -> Iterator[dict[str, Any]]:
+    """The in-flight parameters of every running trial other than ``current``."""
+    for t in trials:
+        if t.state == TrialState.RUNNING and t.number != current.number:
+            yield _in_flight_params(t)
+
+
 def _pending_points(
     trials: list[FrozenTrial], current: FrozenTrial, encoder: MixedSpaceEncoder
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -686,10 +693,7 @@ def _pending_points(
     space (empty arrays when there are none)."""
     names = set(encoder.categorical_names) | set(encoder.numeric_names)
     points = []
-    for t in trials:
-        if t.state != TrialState.RUNNING or t.number == current.number:
-            continue
-        params = _in_flight_params(t)
+    for params in _other_running_params(trials, current):
         if names <= params.keys():
             try:
                 points.append(encoder.encode([params]))
@@ -709,10 +713,7 @@ def _conditional_pending_points(
     """Encoded points (h, x) of the other running trials that have every parameter of a leaf of
     the tree (empty arrays when there are none)."""
     points = []
-    for t in trials:
-        if t.state != TrialState.RUNNING or t.number == current.number:
-            continue
-        params = _in_flight_params(t)
+    for params in _other_running_params(trials, current):
         leaf = encoder.tree.leaf_of(params)
         if leaf is not None:
             active = {name for name, _ in leaf.categoricals} | set(leaf.numerics)
