@@ -10,13 +10,14 @@ cores without oversubscription, and every sampler is timed on one thread alike.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import json
 import multiprocessing
 import os
 import platform
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,11 @@ from optuna_vpbo.benchmarks.samplers import TimedSampler, make_sampler
 
 # Thread pools of the libraries the samplers use (NumPy/SciPy BLAS, PyTorch for GPSampler).
 _THREAD_ENVIRONMENT = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+# SMAC3 iterates over sets of configurations, so its choices follow Python's string hashing, which
+# is salted per process unless PYTHONHASHSEED is set. Workers are spawned with it fixed, so every
+# run repeats exactly; an interpreter reads it only at start-up, hence the worker environment.
+_HASH_SEED_VARIABLE = "PYTHONHASHSEED"
+_WORKER_HASH_SEED = "0"
 
 
 def _single_threaded() -> None:
@@ -40,6 +46,20 @@ def _single_threaded() -> None:
     for name in _THREAD_ENVIRONMENT:
         os.environ[name] = "1"
     threadpoolctl.threadpool_limits(1)
+
+
+@contextlib.contextmanager
+def _worker_hash_seed() -> Iterator[None]:
+    """Set PYTHONHASHSEED for the workers spawned inside the block; restore it afterwards."""
+    previous = os.environ.get(_HASH_SEED_VARIABLE)
+    os.environ[_HASH_SEED_VARIABLE] = _WORKER_HASH_SEED
+    try:
+        yield
+    finally:
+        if previous is None:
+            del os.environ[_HASH_SEED_VARIABLE]
+        else:
+            os.environ[_HASH_SEED_VARIABLE] = previous
 
 
 def result_path(out_dir: Path, problem: str, sampler: str, seed: int) -> Path:
@@ -60,6 +80,7 @@ def _environment() -> dict[str, Any]:
         "machine": f"{platform.machine()} {os.cpu_count()} cores {platform.processor() or ''}".strip(),
         "command": " ".join(sys.argv),
         "threads": {name: os.environ.get(name) for name in _THREAD_ENVIRONMENT},
+        "hash_seed": os.environ.get(_HASH_SEED_VARIABLE),
     }
 
 
@@ -121,7 +142,7 @@ def run(
     print(f"{len(todo)} runs to do ({len(problems) * len(samplers) * len(seeds) - len(todo)} stored already)")
     start = time.perf_counter()
     context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(
+    with _worker_hash_seed(), concurrent.futures.ProcessPoolExecutor(
         max_workers=jobs, mp_context=context, initializer=_single_threaded
     ) as pool:
         futures = {

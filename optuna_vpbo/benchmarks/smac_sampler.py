@@ -56,6 +56,7 @@ def _configuration_space(encoder: MixedSpaceEncoder, seed: int) -> Any:
 def _new_run(encoder: MixedSpaceEncoder, seed: int) -> _SMACRun:
     from smac import HyperparameterOptimizationFacade, Scenario
     from smac.initial_design import RandomInitialDesign
+    from smac.model.random_forest import RandomForest
 
     workdir = tempfile.TemporaryDirectory(prefix="smac-")
     scenario = Scenario(
@@ -65,9 +66,25 @@ def _new_run(encoder: MixedSpaceEncoder, seed: int) -> _SMACRun:
         seed=seed,
         output_directory=workdir.name,
     )
+    # The facade's own forest (HyperparameterOptimizationFacade.get_model's settings), but on one
+    # thread: its default n_jobs=-1 spends most of an ask in joblib's polling sleeps, and every
+    # benchmark run is one single-threaded process.
+    forest = RandomForest(
+        scenario.configspace,
+        log_y=True,
+        n_trees=10,
+        ratio_features=1.0,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        max_depth=2**20,
+        bootstrapping=True,
+        n_jobs=1,
+        seed=seed,
+    )
     facade = HyperparameterOptimizationFacade(
         scenario,
         None,
+        model=forest,
         initial_design=RandomInitialDesign(scenario, n_configs=SMAC_N_INITIAL, max_ratio=1.0),
         intensifier=HyperparameterOptimizationFacade.get_intensifier(scenario, max_config_calls=1),
         logging_level=False,

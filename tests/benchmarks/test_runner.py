@@ -25,6 +25,16 @@ def test_run_stores_one_file_per_run_and_resumes(tmp_path: Path, capsys: pytest.
     assert "0 runs to do (2 stored already)" in capsys.readouterr().out
 
 
+def test_smac_runs_repeat_exactly_across_worker_processes(tmp_path: Path) -> None:
+    # SMAC's choices follow Python's salted string hashing; the runner's workers fix the salt.
+    pytest.importorskip("smac")
+    for out in ("first", "second"):
+        run(["func2c"], ["smac"], [0], 30, tmp_path / out, jobs=1)
+    first, second = (json.loads(result_path(tmp_path / out, "func2c", "smac", 0).read_text()) for out in ("first", "second"))
+    assert first["params"] == second["params"]
+    assert first["environment"]["hash_seed"] == "0"
+
+
 def test_run_rejects_unknown_names(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="nope"):
         run(["func2c"], ["nope"], [0], 5, tmp_path, jobs=1)
