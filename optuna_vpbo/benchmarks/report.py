@@ -33,6 +33,8 @@ from optuna_vpbo.benchmarks.runner import load_results
 N_INIT = 24  # the paper's initial design: 24 trials before iteration 1
 CHECKPOINTS = (50, 100, 200)  # iterations after the initial design
 REPORT_NAME = "REPORT.md"
+REFERENCE_SAMPLER = "vpbo"  # the sampler the comparison table sets against every other
+MAX_SIGNIFICANT_DIGITS = 10
 
 Record = dict[str, Any]
 
@@ -144,8 +146,15 @@ def mean_se_over_runs(series: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndar
 
 
 def format_mean_se(mean: float, se: float) -> str:
-    """Three significant digits for the mean, two for the standard error (left out when NaN)."""
-    return f"{mean:.3g} ± {se:.2g}" if not math.isnan(se) else f"{mean:.3g}"
+    """The mean to the digits its standard error resolves (at least three significant: 91.43702
+    stays apart from 91.4368), the standard error to two digits (left out when NaN)."""
+    if math.isnan(se):
+        return f"{mean:.3g}"
+    digits = 3
+    if se > 0 and mean != 0 and math.isfinite(mean) and math.isfinite(se):
+        resolved = math.floor(math.log10(abs(mean))) - math.floor(math.log10(se)) + 2
+        digits = min(max(digits, resolved), MAX_SIGNIFICANT_DIGITS)
+    return f"{mean:.{digits}g} ± {se:.2g}"
 
 
 def _row(cells: Sequence[str]) -> str:
@@ -175,6 +184,69 @@ def regret_table(collected: Sequence[ProblemRuns], checkpoints: Sequence[int], n
                 cells.append(format_mean_se(mean[index], se[index]) + partial)
             label = f"{entry.problem.name} ({metric_name(entry.problem)})"
             rows.append([label, sampler, str(len(records)), *cells])
+    return _table(header, rows)
+
+
+def lower_is_better(problem: Problem) -> bool:
+    """Direction of the reported metric: regret where the optimum is known, else the value."""
+    return problem.optimum is not None or problem.directions[0] == MINIMIZE
+
+
+def metric_at(records: Sequence[Record], problem: Problem, checkpoint: int, n_init: int) -> np.ndarray:
+    """The metric of each run that reaches iteration ``checkpoint`` (and has a value there)."""
+    index = checkpoint + n_init - 1
+    values = [t[index] for t in (trace(r, problem) for r in records) if index < len(t)]
+    return np.array([v for v in values if not math.isnan(v)], dtype=float)
+
+
+def one_sided_p_value(reference: np.ndarray, other: np.ndarray, lower_better: bool) -> float:
+    """Mann-Whitney U test (unpaired, seeds as samples) of "``reference`` is better than
+    ``other``"; 1 where both samples are one and the same constant (nothing to tell apart)."""
+    from scipy.stats import mannwhitneyu
+
+    if np.ptp(np.concatenate([reference, other])) == 0:
+        return 1.0
+    alternative = "less" if lower_better else "greater"
+    return float(mannwhitneyu(reference, other, alternative=alternative).pvalue)
+
+
+def comparison_table(
+    collected: Sequence[ProblemRuns], checkpoints: Sequence[int], n_init: int = N_INIT, reference: str = REFERENCE_SAMPLER
+) -> str:
+    """Markdown: per problem, the reference sampler against every other (and the Oracle) at each
+    checkpoint: the difference of the means (reference minus other; negative is better for
+    regret, positive for a maximised value), the one-sided Mann-Whitney p-value that the
+    reference is better, and the reference's rank by mean among the compared samplers."""
+    header = ["problem", f"{reference} vs", *[f"t={c}" for c in checkpoints]]
+    rows = []
+    for entry in collected:
+        if reference not in entry.runs:
+            continue
+        lower_better = lower_is_better(entry.problem)
+        ours = [metric_at(entry.runs[reference], entry.problem, c, n_init) for c in checkpoints]
+        ranks = []
+        for c, own in zip(checkpoints, ours):
+            reached = [metric_at(r, entry.problem, c, n_init) for r in entry.runs.values()]
+            means = [float(np.mean(m)) for m in reached if len(m)]
+            if not len(own):
+                ranks.append("-")
+                continue
+            better = sum(m < np.mean(own) if lower_better else m > np.mean(own) for m in means)
+            ranks.append(f"{better + 1} of {len(means)}")
+        rows.append([entry.problem.name, "(rank by mean)", *ranks])
+        others = [(s, r) for s, r in entry.runs.items() if s != reference]
+        if entry.oracle:
+            others.append((ORACLE, entry.oracle))
+        for sampler, records in others:
+            cells = []
+            for c, own in zip(checkpoints, ours):
+                theirs = metric_at(records, entry.problem, c, n_init)
+                if not len(own) or not len(theirs):
+                    cells.append("-")
+                    continue
+                difference = float(np.mean(own) - np.mean(theirs))
+                cells.append(f"{difference:+.3g} (p={one_sided_p_value(own, theirs, lower_better):.2g})")
+            rows.append([entry.problem.name, sampler, *cells])
     return _table(header, rows)
 
 
@@ -232,6 +304,15 @@ def write_report(
         "## Simple regret (or best value) after the initial design",
         "",
         regret_table(collected, checkpoints, n_init),
+        "",
+        f"## {REFERENCE_SAMPLER} against each sampler",
+        "",
+        f"Difference of the means ({REFERENCE_SAMPLER} minus the other: negative is better for a regret, positive "
+        "for a maximised best value) and the one-sided Mann-Whitney U p-value that "
+        f"{REFERENCE_SAMPLER} is better (unpaired, seeds as samples); first, {REFERENCE_SAMPLER}'s rank by mean "
+        "among the compared samplers (Oracle excluded).",
+        "",
+        comparison_table(collected, checkpoints, n_init),
         "",
         f"## Sampler overhead per iteration (seconds; mean over trials {n_init + 1}.., then over seeds)",
         "",

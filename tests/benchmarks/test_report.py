@@ -203,6 +203,33 @@ def test_overhead_table_means_the_post_initial_trials(func2c_runs: report.Proble
     assert row.split(" | ")[1] == report.format_mean_se(0.15, 0.05)
 
 
+def test_mean_keeps_the_digits_its_standard_error_resolves() -> None:
+    assert report.format_mean_se(91.437021, 1.4e-5) == "91.437021 ± 1.4e-05"
+    assert report.format_mean_se(0.15, 0.05) == "0.15 ± 0.05"
+    assert report.format_mean_se(0.0, 0.0) == "0 ± 0"
+    assert report.format_mean_se(2.5, math.nan) == "2.5"
+
+
+def test_one_sided_p_value_follows_the_metric_direction() -> None:
+    low, high = np.arange(10.0), np.arange(10.0) + 20.0
+    assert report.one_sided_p_value(low, high, lower_better=True) < 1e-3
+    assert report.one_sided_p_value(low, high, lower_better=False) > 0.999
+    assert report.one_sided_p_value(np.zeros(5), np.zeros(7), lower_better=True) == 1.0
+
+
+def test_comparison_table_sets_the_reference_against_every_sampler(func2c_runs: report.ProblemRuns) -> None:
+    table = report.comparison_table([func2c_runs], CHECKPOINTS, N_INIT, reference="greedy")
+    rows = {line.split(" | ")[1]: line.strip("| ").split(" | ") for line in table.splitlines()[2:]}
+    assert set(rows) == {"(rank by mean)", "cycling", "oracle"}
+    # cycling reaches the best arm (regret -0.2 - optimum = 0.0063) by t = 10, below greedy's 0.0079
+    assert rows["(rank by mean)"][2:] == ["2 of 2", "2 of 2", "-"]
+    # t = 10: greedy's mean regret 0.1 / 34 + 0.005 against cycling's constant -0.2 - optimum
+    difference = 0.1 / 34 + 0.005 - (-0.2 - FUNC2C_OPTIMUM)
+    assert float(rows["cycling"][2].split(" ")[0]) == pytest.approx(difference, rel=1e-2)
+    assert rows["oracle"][2].startswith("+")  # the Oracle is ahead
+    assert rows["cycling"][4] == "-"  # t = 50: no run reaches it
+
+
 def test_mean_se_over_runs_of_different_lengths() -> None:
     mean, se, count = report.mean_se_over_runs([np.array([1.0, 2.0, 3.0]), np.array([3.0, np.nan])])
     np.testing.assert_allclose(mean, [2.0, 2.0, 3.0])
