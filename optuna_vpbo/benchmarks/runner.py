@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import importlib.metadata
 import json
 import multiprocessing
 import os
@@ -35,6 +36,8 @@ _THREAD_ENVIRONMENT = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREA
 # is salted per process unless PYTHONHASHSEED is set. Workers are spawned with it fixed, so every
 # run repeats exactly; an interpreter reads it only at start-up, hence the worker environment.
 _HASH_SEED_VARIABLE = "PYTHONHASHSEED"
+# Libraries behind some samplers and problems, recorded with their versions where installed.
+_OPTIONAL_LIBRARIES = ("torch", "smac", "scikit-learn", "xgboost", "mlxtend")
 _WORKER_HASH_SEED = "0"
 
 
@@ -66,6 +69,16 @@ def result_path(out_dir: Path, problem: str, sampler: str, seed: int) -> Path:
     return out_dir / problem / sampler / f"seed{seed:03d}.json"
 
 
+def _installed_versions(distributions: Sequence[str]) -> dict[str, str]:
+    versions = {}
+    for name in distributions:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return versions
+
+
 def _environment() -> dict[str, Any]:
     import scipy
 
@@ -79,6 +92,7 @@ def _environment() -> dict[str, Any]:
         "scipy": scipy.__version__,
         "machine": f"{platform.machine()} {os.cpu_count()} cores {platform.processor() or ''}".strip(),
         "command": " ".join(sys.argv),
+        "libraries": _installed_versions(_OPTIONAL_LIBRARIES),
         "threads": {name: os.environ.get(name) for name in _THREAD_ENVIRONMENT},
         "hash_seed": os.environ.get(_HASH_SEED_VARIABLE),
     }

@@ -19,6 +19,7 @@ def test_run_stores_one_file_per_run_and_resumes(tmp_path: Path, capsys: pytest.
         assert record["n_trials"] == 5 and len(record["values"]) == 5 and len(record["params"]) == 5
         assert all(s >= 0 for s in record["sampler_seconds"])
         assert record["environment"]["optuna"]
+        assert record["environment"]["libraries"]["scikit-learn"]  # an installed optional library
         assert set(record["environment"]["threads"].values()) == {"1"}  # one thread per run
     capsys.readouterr()
     run(["func2c"], ["random", "vpbo"], [0], 5, tmp_path, jobs=1)
