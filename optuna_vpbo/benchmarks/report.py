@@ -244,6 +244,9 @@ def comparison_table(
                 if not len(own) or not len(theirs):
                     cells.append("-")
                     continue
+                if np.ptp(np.concatenate([own, theirs])) == 0:
+                    cells.append("tie (all runs equal)")
+                    continue
                 difference = float(np.mean(own) - np.mean(theirs))
                 cells.append(f"{difference:+.3g} (p={one_sided_p_value(own, theirs, lower_better):.2g})")
             rows.append([entry.problem.name, sampler, *cells])
