@@ -7,6 +7,7 @@ Two synthetic samplers over Func2C's 15 arms (h1 in 0..2, h2 in 0..4), 24 initia
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
@@ -228,6 +229,16 @@ def test_comparison_table_sets_the_reference_against_every_sampler(func2c_runs: 
     assert float(rows["cycling"][2].split(" ")[0]) == pytest.approx(difference, rel=1e-2)
     assert rows["oracle"][2].startswith("+")  # the Oracle is ahead
     assert rows["cycling"][4] == "-"  # t = 50: no run reaches it
+
+
+def test_comparison_without_oracle_or_optimum_measures_the_best_found(func2c_runs: report.ProblemRuns) -> None:
+    unknown = dataclasses.replace(func2c_runs.problem, optimum=None)
+    entry = dataclasses.replace(func2c_runs, problem=unknown, oracle=[])
+    table = report.comparison_table([entry], CHECKPOINTS, N_INIT, reference="cycling")
+    last = table.splitlines()[-1].strip("| ").split(" | ")
+    # the best value stored is the Oracle's (optimum + 0.001), below cycling's -0.2 from t = 10 on
+    assert last[1] == f"best found in any stored run ({FUNC2C_OPTIMUM + ORACLE_GAP:.6g})"
+    assert float(last[2]) == pytest.approx(-0.2 - (FUNC2C_OPTIMUM + ORACLE_GAP), rel=1e-2)
 
 
 def test_mean_se_over_runs_of_different_lengths() -> None:
