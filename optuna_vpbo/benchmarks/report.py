@@ -233,24 +233,23 @@ def comparison_table(
         if reference not in entry.runs:
             continue
         lower_better = lower_is_better(entry.problem)
-        ours = [metric_at(entry.runs[reference], entry.problem, c, n_init) for c in checkpoints]
+        compared = {**entry.runs, **({ORACLE: entry.oracle} if entry.oracle else {})}
+        metrics = {s: [metric_at(r, entry.problem, c, n_init) for c in checkpoints] for s, r in compared.items()}
+        ours = metrics[reference]
         ranks = []
-        for c, own in zip(checkpoints, ours):
-            reached = [metric_at(r, entry.problem, c, n_init) for r in entry.runs.values()]
-            means = [float(np.mean(m)) for m in reached if len(m)]
+        for k, own in enumerate(ours):
             if not len(own):
                 ranks.append("-")
                 continue
+            means = [float(np.mean(m[k])) for s, m in metrics.items() if s != ORACLE and len(m[k])]
             better = sum(m < np.mean(own) if lower_better else m > np.mean(own) for m in means)
             ranks.append(f"{better + 1} of {len(means)}")
         rows.append([entry.problem.name, "(rank by mean)", *ranks])
-        others = [(s, r) for s, r in entry.runs.items() if s != reference]
-        if entry.oracle:
-            others.append((ORACLE, entry.oracle))
-        for sampler, records in others:
+        for sampler, theirs_at in metrics.items():
+            if sampler == reference:
+                continue
             cells = []
-            for c, own in zip(checkpoints, ours):
-                theirs = metric_at(records, entry.problem, c, n_init)
+            for own, theirs in zip(ours, theirs_at):
                 if not len(own) or not len(theirs):
                     cells.append("-")
                     continue

@@ -36,9 +36,9 @@ _THREAD_ENVIRONMENT = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREA
 # is salted per process unless PYTHONHASHSEED is set. Workers are spawned with it fixed, so every
 # run repeats exactly; an interpreter reads it only at start-up, hence the worker environment.
 _HASH_SEED_VARIABLE = "PYTHONHASHSEED"
+_WORKER_HASH_SEED = "0"
 # Libraries behind some samplers and problems, recorded with their versions where installed.
 _OPTIONAL_LIBRARIES = ("torch", "smac", "scikit-learn", "xgboost", "mlxtend")
-_WORKER_HASH_SEED = "0"
 
 
 def _single_threaded() -> None:
