@@ -1,50 +1,102 @@
-// Acquisition functions, all for maximisation of standardised targets.
+// The acquisition interface of the value proposals, the single extension point of the method
+// (as _optimize_acqf is in Optuna's GPSampler): an acquisition reads the posterior of one or more
+// GPs at a point and returns a value to maximise, with its gradient in x. Acquisitions compose:
+// log EI plus the log probability of feasibility of each constraint is a SumOfAcquisitions, as
+// BoTorch's LogCEI / Optuna's ConstrainedLogEI.
 //
-// - Expected Improvement in the stable log form of Ament et al. (2023), "Unexpected Improvements
-//   to Expected Improvement for Bayesian Optimization" (LogEI; as in BoTorch's log_ei).
-// - Max-value Entropy Search of Wang & Jegelka (2017), with Gumbel-approximated samples of the
-//   maximum value.
+// - log EI in the stable form of Ament et al. (2023), "Unexpected Improvements to Expected
+//   Improvement for Bayesian Optimization" (normal.hpp);
+// - log P(feasible) of a constraint GP, Gardner et al. (2014), "Bayesian optimization with
+//   inequality constraints";
+// - log EHVI in hypervolume.hpp.
 #pragma once
 
-#include "types.hpp"
+#include <memory>
+#include <vector>
+
+#include "gp.hpp"
 
 namespace vpbo {
 
-// exp(x^2) erfc(x), accurate for every finite x (Boost.Math erfc where it does not underflow,
-// a continued fraction beyond).
-double erfcx(double x);
+using ModelPtr = std::shared_ptr<const MixedGP>;
 
-// log of the standard normal CDF, finite for every finite z.
-double log_ndtr(double z);
+// One model's posterior at one point, with the gradients of its mean and variance in x.
+struct PointPosterior {
+  double mean = 0.0;
+  double variance = 0.0;
+  Vector mean_gradient;
+  Vector variance_gradient;
+};
 
-// log h(u) with h(u) = phi(u) + u Phi(u): the log EI of a unit-variance posterior at standardised
-// improvement u. Finite and increasing for every finite u.
-double log_h(double u);
+class Acquisition {
+ public:
+  // Throws std::invalid_argument unless there is at least one model and all take points of the
+  // same shape.
+  explicit Acquisition(std::vector<ModelPtr> models);
+  virtual ~Acquisition() = default;
 
-// d log h / d u = Phi(u) / h(u), computed in log space.
-double log_h_derivative(double u);
+  // The GPs whose posteriors the acquisition reads, in the order its methods take them.
+  const std::vector<ModelPtr>& models() const { return models_; }
+  // The value from each model's posterior mean and latent variance (arrays of models().size()).
+  virtual double value(const double* mean, const double* variance) const = 0;
+  // The value and its gradient in x from each model's posterior at one point.
+  virtual double value_with_gradient(const PointPosterior* posteriors, Vector& gradient) const = 0;
+  // True when the value cannot decrease as the mean or the variance of its (single) model grows:
+  // a candidate at or below another in both cannot beat it (the proposals skip such candidates).
+  virtual bool increases_with_mean_and_variance() const { return false; }
+
+ private:
+  std::vector<ModelPtr> models_;
+};
+
+using AcquisitionPtr = std::shared_ptr<const Acquisition>;
+
+// log EI over the incumbent `best` of the model's (maximised) targets.
+class LogExpectedImprovement final : public Acquisition {
+ public:
+  LogExpectedImprovement(ModelPtr model, double best);
+  double value(const double* mean, const double* variance) const override;
+  double value_with_gradient(const PointPosterior* posteriors, Vector& gradient) const override;
+  bool increases_with_mean_and_variance() const override { return true; }
+
+ private:
+  double best_;
+};
+
+// log P(f < threshold) of a constraint model: the log probability that the point is feasible.
+class LogProbabilityOfFeasibility final : public Acquisition {
+ public:
+  LogProbabilityOfFeasibility(ModelPtr model, double threshold);
+  double value(const double* mean, const double* variance) const override;
+  double value_with_gradient(const PointPosterior* posteriors, Vector& gradient) const override;
+
+ private:
+  double threshold_;
+};
+
+// The sum of several acquisitions; its models are theirs, concatenated in order.
+class SumOfAcquisitions final : public Acquisition {
+ public:
+  explicit SumOfAcquisitions(std::vector<AcquisitionPtr> terms);
+  double value(const double* mean, const double* variance) const override;
+  double value_with_gradient(const PointPosterior* posteriors, Vector& gradient) const override;
+  bool increases_with_mean_and_variance() const override;
+
+ private:
+  std::vector<AcquisitionPtr> terms_;
+};
 
 // log EI at mean m and standard deviation s > 0 over the incumbent `best`:
 // log h((m - best) / s) + log s.
 double log_expected_improvement(double mean, double sd, double best);
 
-// Gradient of log EI w.r.t. x given the gradients of the mean and variance.
-double log_expected_improvement_with_gradient(double mean, double variance, double best, const Vector& mean_grad,
-                                              const Vector& variance_grad, Vector& gradient);
+// The acquisition at points (h: N x k, x: N x d), from each model's batched posterior.
+Vector evaluate(const Acquisition& acquisition, const IntMatrix& h, const Matrix& x);
 
-// log P(f < threshold) = log Phi((threshold - mean) / sd) with its gradient w.r.t. x: the log
-// probability of feasibility of a constraint.
-double log_probability_below_with_gradient(double mean, double variance, double threshold, const Vector& mean_grad,
-                                           const Vector& variance_grad, Vector& gradient);
+// The acquisition from given posteriors: mean and variance are N x (number of models).
+Vector evaluate_posterior(const Acquisition& acquisition, const Matrix& mean, const Matrix& variance);
 
-// Samples of the maximum value y* from the Gumbel approximation of its CDF
-// F(y) = prod_i Phi((y - mean_i) / sd_i) over a candidate set (Wang & Jegelka 2017, sec. 3.1):
-// the quartiles of F give the Gumbel location and scale; y*_k = a - b log(-log u_k).
-// Samples are kept at or above max_observed + 1e-5 (the reference code's clamp).
-Vector sample_max_values_gumbel(const Vector& mean, const Vector& sd, const Vector& uniforms, double max_observed);
-
-// MES acquisition (Wang & Jegelka 2017, eq. 6) at each point:
-// mean over samples of gamma psi(gamma) / (2 Psi(gamma)) - log Psi(gamma), gamma = (y* - mean) / sd.
-Vector max_value_entropy_search(const Vector& mean, const Vector& sd, const Vector& max_values);
+// The acquisition at one point (h: 1 x k) and its gradient in x.
+double value_with_gradient(const Acquisition& acquisition, const IntMatrix& h, const Vector& x, Vector& gradient);
 
 }  // namespace vpbo

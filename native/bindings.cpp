@@ -1,45 +1,35 @@
 // pybind11 bindings: type conversion and GIL release only; all logic lives in the other files.
+// Native objects are held by shared pointers, so an acquisition keeps its GPs alive while it is
+// used without the GIL.
 #include <pybind11/eigen.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include "acquisition.hpp"
-#include "gp.hpp"
+#include "hypervolume.hpp"
 #include "likelihood.hpp"
+#include "max_value_entropy.hpp"
+#include "normal.hpp"
 #include "proposals.hpp"
 
 namespace py = pybind11;
 using namespace vpbo;
 
 namespace {
-using ConstraintList = std::vector<std::pair<const MixedGP*, double>>;
-
-std::vector<ConstraintModel> make_constraints(const ConstraintList& constraints) {
-  std::vector<ConstraintModel> models;
-  for (const auto& [gp, threshold] : constraints) models.push_back({gp, threshold});
-  return models;
+template <typename Call>
+auto without_gil(Call call) -> decltype(call()) {
+  py::gil_scoped_release release;
+  return call();
 }
 
-KernelParams make_params(const Vector& lengthscales, double variance, double lambda) {
-  KernelParams params;
-  params.lengthscales = lengthscales;
-  params.variance = variance;
-  params.lambda = lambda;
-  return params;
-}
-}  // namespace
-
-PYBIND11_MODULE(_core, m) {
-  m.doc() = "Native core of optuna-vpbo: mixed-kernel GP, log-EI, MES and value proposals.";
-  py::options options;
-
-  py::class_<MixedGP>(m, "MixedGP")
-      .def(py::init([](IntMatrix h, Matrix x, Vector y, Vector lengthscales, double variance, double lambda,
-                       double noise) {
-             py::gil_scoped_release release;
-             return new MixedGP(std::move(h), std::move(x), std::move(y), make_params(lengthscales, variance, lambda),
-                                noise);
+void bind_models(py::module_& m) {
+  py::class_<MixedGP, std::shared_ptr<MixedGP>>(m, "MixedGP")
+      .def(py::init([](IntMatrix h, Matrix x, Vector y, Vector lengthscales, double variance, double lambda, double noise) {
+             return without_gil([&] {
+               return std::make_shared<MixedGP>(std::move(h), std::move(x), std::move(y),
+                                                MixedKernel(std::move(lengthscales), variance, lambda), noise);
+             });
            }),
            py::arg("h"), py::arg("x"), py::arg("y"), py::arg("lengthscales"), py::arg("variance"), py::arg("lam"),
            py::arg("noise"))
@@ -47,26 +37,19 @@ PYBIND11_MODULE(_core, m) {
           "predict",
           [](const MixedGP& gp, const IntMatrix& h, const Matrix& x) {
             Vector mean, variance;
-            {
-              py::gil_scoped_release release;
-              gp.predict(h, x, mean, variance);
-            }
+            without_gil([&] { gp.predict(h, x, mean, variance); });
             return py::make_tuple(mean, variance);
           },
           py::arg("h"), py::arg("x"), "Posterior mean and latent variance at query points.")
       .def(
           "predict_with_gradient",
           [](const MixedGP& gp, const IntMatrix& h, const Vector& x) {
-            double mean = 0.0, variance = 0.0;
-            Vector mean_grad, variance_grad;
-            {
-              py::gil_scoped_release release;
-              gp.predict_with_gradient(h, x, mean, variance, mean_grad, variance_grad);
-            }
-            return py::make_tuple(mean, variance, mean_grad, variance_grad);
+            PointPosterior p;
+            without_gil([&] { gp.predict_with_gradient(h, x, p.mean, p.variance, p.mean_gradient, p.variance_gradient); });
+            return py::make_tuple(p.mean, p.variance, p.mean_gradient, p.variance_gradient);
           },
           py::arg("h"), py::arg("x"), "Mean, latent variance and their gradients w.r.t. x at one point (h: 1 x k).")
-      .def_property_readonly("jitter", &MixedGP::jitter)
+      .def_property_readonly("noise", &MixedGP::noise, "The noise variance of the factorised K + noise I.")
       .def_property_readonly("n_train", &MixedGP::size);
 
   py::class_<LikelihoodEvaluator>(m, "LikelihoodEvaluator")
@@ -76,54 +59,79 @@ PYBIND11_MODULE(_core, m) {
           "__call__",
           [](const LikelihoodEvaluator& evaluator, const Vector& theta) {
             Vector gradient;
-            double value = 0.0;
-            {
-              py::gil_scoped_release release;
-              value = evaluator.negative_log_likelihood(theta, gradient);
-            }
+            const double value = without_gil([&] { return evaluator.negative_log_likelihood(theta, gradient); });
             return py::make_tuple(value, gradient);
           },
-          py::arg("theta"),
-          "Negative log marginal likelihood and its gradient; theta = [log l, log variance, log noise, lambda].")
+          py::arg("theta"), "Negative log marginal likelihood and its gradient; theta = [log l, log variance, log noise, lambda].")
       .def_property_readonly("n_params", &LikelihoodEvaluator::n_params);
+}
 
+BoxDecomposition make_boxes(std::vector<Vector> edges, std::vector<IntMatrix> cells, IntMatrix box_cells) {
+  return BoxDecomposition{std::move(edges), std::move(cells), std::move(box_cells)};
+}
+
+void bind_acquisitions(py::module_& m) {
+  py::class_<Acquisition, std::shared_ptr<Acquisition>>(m, "Acquisition", "A value to maximise from the posterior of one or more GPs.")
+      .def(
+          "evaluate",
+          [](const Acquisition& a, const IntMatrix& h, const Matrix& x) {
+            return without_gil([&] { return evaluate(a, h, x); });
+          },
+          py::arg("h"), py::arg("x"), "The acquisition at points (h: N x k codes, x: N x d).")
+      .def(
+          "evaluate_posterior",
+          [](const Acquisition& a, const Matrix& mean, const Matrix& variance) {
+            return without_gil([&] { return evaluate_posterior(a, mean, variance); });
+          },
+          py::arg("mean"), py::arg("variance"), "The acquisition from given posteriors (N x number of models each).")
+      .def(
+          "value_with_gradient",
+          [](const Acquisition& a, const IntMatrix& h, const Vector& x) {
+            Vector gradient;
+            const double value = without_gil([&] { return value_with_gradient(a, h, x, gradient); });
+            return py::make_tuple(value, gradient);
+          },
+          py::arg("h"), py::arg("x"), "The acquisition at one point (h: 1 x k) and its gradient w.r.t. x.")
+      .def_property_readonly("n_models", [](const Acquisition& a) { return a.models().size(); });
+  py::class_<LogExpectedImprovement, Acquisition, std::shared_ptr<LogExpectedImprovement>>(m, "LogExpectedImprovement")
+      .def(py::init<ModelPtr, double>(), py::arg("model"), py::arg("best"));
+  py::class_<LogProbabilityOfFeasibility, Acquisition, std::shared_ptr<LogProbabilityOfFeasibility>>(m, "LogProbabilityOfFeasibility")
+      .def(py::init<ModelPtr, double>(), py::arg("model"), py::arg("threshold"));
+  py::class_<SumOfAcquisitions, Acquisition, std::shared_ptr<SumOfAcquisitions>>(m, "SumOfAcquisitions")
+      .def(py::init<std::vector<AcquisitionPtr>>(), py::arg("terms"));
+  py::class_<LogExpectedHypervolumeImprovement, Acquisition, std::shared_ptr<LogExpectedHypervolumeImprovement>>(
+      m, "LogExpectedHypervolumeImprovement")
+      .def(py::init([](std::vector<ModelPtr> objectives, std::vector<Vector> edges, std::vector<IntMatrix> cells, IntMatrix box_cells) {
+             return std::make_shared<LogExpectedHypervolumeImprovement>(std::move(objectives),
+                                                                        make_boxes(std::move(edges), std::move(cells), std::move(box_cells)));
+           }),
+           py::arg("objectives"), py::arg("edges"), py::arg("cells"), py::arg("box_cells"));
   m.def(
       "value_proposals",
-      [](const MixedGP& objective, const IntMatrix& combinations, const Matrix& candidates, double best,
-         const ConstraintList& constraints, double max_block_bytes) {
-        ProposalResult result;
-        {
-          py::gil_scoped_release release;
-          result = value_proposals(objective, make_constraints(constraints), combinations, candidates, best,
-                                   max_block_bytes);
-        }
+      [](const Acquisition& a, const IntMatrix& combinations, const Matrix& candidates, double max_block_bytes) {
+        const ProposalResult result = without_gil([&] { return value_proposals(a, combinations, candidates, max_block_bytes); });
         return py::make_tuple(result.best_candidate, result.best_value);
       },
-      py::arg("objective"), py::arg("combinations"), py::arg("candidates"), py::arg("best"),
-      py::arg("constraints") = ConstraintList{}, py::arg("max_block_bytes") = 64e6,
-      "Per combination: index of the best candidate and its acquisition (the value proposal). "
-      "constraints: (GP, threshold) pairs; best = NaN when no observation is feasible.");
-  m.def(
-      "acquisition_with_gradient",
-      [](const MixedGP& objective, const IntMatrix& h, const Vector& x, double best,
-         const ConstraintList& constraints) {
-        Vector gradient;
-        double value = 0.0;
-        {
-          py::gil_scoped_release release;
-          value = acquisition_with_gradient(objective, make_constraints(constraints), h, x, best, gradient);
-        }
-        return py::make_tuple(value, gradient);
-      },
-      py::arg("objective"), py::arg("h"), py::arg("x"), py::arg("best"), py::arg("constraints") = ConstraintList{},
-      "The value-proposal acquisition at one point (h: 1 x k) and its gradient w.r.t. x.");
+      py::arg("acquisition"), py::arg("combinations"), py::arg("candidates"), py::arg("max_block_bytes") = 64e6,
+      "Per combination: index of the best candidate and its acquisition value (the value proposal).");
+}
+
+void bind_functions(py::module_& m) {
   m.def("erfcx", py::vectorize(erfcx), py::arg("x"));
   m.def("log_ndtr", py::vectorize(log_ndtr), py::arg("z"));
   m.def("log_h", py::vectorize(log_h), py::arg("u"));
-  m.def("log_expected_improvement", py::vectorize(log_expected_improvement), py::arg("mean"), py::arg("sd"),
-        py::arg("best"));
+  m.def("log_expected_improvement", py::vectorize(log_expected_improvement), py::arg("mean"), py::arg("sd"), py::arg("best"));
   m.def("sample_max_values_gumbel", &sample_max_values_gumbel, py::arg("mean"), py::arg("sd"), py::arg("uniforms"),
         py::arg("max_observed"), py::call_guard<py::gil_scoped_release>());
   m.def("max_value_entropy_search", &max_value_entropy_search, py::arg("mean"), py::arg("sd"), py::arg("max_values"),
         py::call_guard<py::gil_scoped_release>());
+}
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "Native core of optuna-vpbo: mixed-kernel GP, acquisitions (log EI, log P(feasible), log EHVI), MES and value proposals.";
+  py::register_exception<NumericalError>(m, "NumericalError", PyExc_ArithmeticError);
+  bind_models(m);
+  bind_acquisitions(m);
+  bind_functions(m);
 }

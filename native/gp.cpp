@@ -7,9 +7,6 @@
 
 namespace vpbo {
 namespace {
-const double kSqrt5 = std::sqrt(5.0);
-const double kFirstJitter = 1e-10;
-const double kLastJitter = 1e-2;
 // Latent variances below this fraction of the prior variance are round-off, not information.
 const double kMinRelativeVariance = 1e-12;
 // Triangular blocks up to this size are inverted by substitution; larger ones are halved.
@@ -42,22 +39,11 @@ void validate_points(const IntMatrix& h, const Matrix& x, const char* what) {
   if (h.size() > 0 && h.minCoeff() < 0) throw std::invalid_argument(std::string(what) + ": categorical codes must be >= 0");
 }
 
-double robust_cholesky(const Matrix& k, double scale, Matrix& lower) {
-  if (!k.allFinite()) throw std::runtime_error("Cholesky: the kernel matrix has NaN or inf entries");
-  const Eigen::Index n = k.rows();
+Matrix cholesky_lower(const Matrix& k) {
+  if (!k.allFinite()) throw NumericalError("Cholesky: the kernel matrix has NaN or inf entries");
   Eigen::LLT<Matrix> llt(k);
-  if (llt.info() == Eigen::Success) {
-    lower = llt.matrixL();
-    return 0.0;
-  }
-  for (double jitter = kFirstJitter; jitter <= kLastJitter * 1.0001; jitter *= 10.0) {
-    llt.compute(k + Matrix::Identity(n, n) * (jitter * scale));
-    if (llt.info() == Eigen::Success) {
-      lower = llt.matrixL();
-      return jitter * scale;
-    }
-  }
-  throw std::runtime_error("Cholesky: the kernel matrix is not positive definite even with jitter 1e-2 * variance");
+  if (llt.info() != Eigen::Success) throw NumericalError("Cholesky: the kernel matrix is not positive definite");
+  return llt.matrixL();
 }
 
 Matrix inverse_from_cholesky(const Matrix& lower) {
@@ -70,61 +56,50 @@ Matrix inverse_from_cholesky(const Matrix& lower) {
   return inverse;
 }
 
-MixedGP::MixedGP(IntMatrix h, Matrix x, Vector y, KernelParams params, double noise)
-    : h_(std::move(h)), x_(std::move(x)), y_(std::move(y)), params_(std::move(params)), noise_(noise) {
+MixedGP::MixedGP(IntMatrix h, Matrix x, Vector y, MixedKernel kernel, double noise)
+    : h_(std::move(h)), x_(std::move(x)), y_(std::move(y)), kernel_(std::move(kernel)), noise_(noise) {
   validate_points(h_, x_, "MixedGP");
-  validate_kernel_params(params_, x_.cols());
+  if (kernel_.n_numeric() != x_.cols()) {
+    throw std::invalid_argument("MixedGP: expected " + std::to_string(x_.cols()) + " lengthscales, got " +
+                                std::to_string(kernel_.n_numeric()));
+  }
   if (y_.size() != x_.rows()) throw std::invalid_argument("MixedGP: y must have one value per training point");
   if (!y_.allFinite()) throw std::invalid_argument("MixedGP: y contains NaN or inf");
   if (!std::isfinite(noise_) || noise_ < 0.0) throw std::invalid_argument("MixedGP: noise must be finite and >= 0");
-  Matrix k = mix_kernels(overlap_kernel(h_, h_), matern52(x_, x_, params_.lengthscales), params_);
+  Matrix k = kernel_(h_, x_, h_, x_);
   k.diagonal().array() += noise_;
-  jitter_ = robust_cholesky(k, params_.variance, lower_);
+  lower_ = cholesky_lower(k);
   alpha_ = lower_.triangularView<Eigen::Lower>().solve(y_);
   lower_.transpose().triangularView<Eigen::Upper>().solveInPlace(alpha_);
 }
 
-void MixedGP::predict(const IntMatrix& hq, const Matrix& xq, Vector& mean, Vector& variance) const {
-  validate_points(hq, xq, "predict");
-  if (hq.cols() != h_.cols() || xq.cols() != x_.cols()) throw std::invalid_argument("predict: query points have the wrong number of columns");
-  const Matrix cross = mix_kernels(overlap_kernel(h_, hq), matern52(x_, xq, params_.lengthscales), params_);
+double MixedGP::variance_floor() const { return kMinRelativeVariance * kernel_.variance(); }
+
+void MixedGP::predict(const IntMatrix& h_q, const Matrix& x_q, Vector& mean, Vector& variance) const {
+  validate_points(h_q, x_q, "predict");
+  if (h_q.cols() != h_.cols() || x_q.cols() != x_.cols()) throw std::invalid_argument("predict: query points have the wrong number of columns");
+  const Matrix cross = kernel_(h_, x_, h_q, x_q);
   mean = cross.transpose() * alpha_;
   const Matrix v = lower_.triangularView<Eigen::Lower>().solve(cross);
-  const double floor = kMinRelativeVariance * params_.variance;
-  variance = (params_.variance - v.colwise().squaredNorm().transpose().array()).max(floor).matrix();
+  variance = (kernel_.variance() - v.colwise().squaredNorm().transpose().array()).max(variance_floor()).matrix();
 }
 
-void MixedGP::predict_with_gradient(const IntMatrix& hq, const Vector& xq, double& mean, double& variance,
-                                    Vector& mean_grad, Vector& variance_grad) const {
-  const Eigen::Index n = x_.rows(), d = x_.cols();
-  if (hq.rows() != 1 || hq.cols() != h_.cols() || xq.size() != d) throw std::invalid_argument("predict_with_gradient: wrong query shape");
-  if (!xq.allFinite()) throw std::invalid_argument("predict_with_gradient: x contains NaN or inf");
-  const Vector kh = overlap_kernel(h_, hq).col(0);
-  const Vector inv_ls2 = params_.lengthscales.array().square().inverse();
-  Vector cross(n);
-  Matrix cross_grad(n, d);  // d cross_i / d x_m
-  const double w_sum = params_.variance * (1.0 - params_.lambda) / 2.0;
-  const double w_prod = params_.variance * params_.lambda;
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const Vector diff = xq - x_.row(i).transpose();
-    const double r = std::sqrt(diff.cwiseProduct(diff).dot(inv_ls2));
-    const double kx = matern52_of_distance(r);
-    // d k_x / d x_m = -(5/3) (1 + sqrt5 r) exp(-sqrt5 r) (x_m - x_im) / l_m^2
-    const double radial = -(5.0 / 3.0) * (1.0 + kSqrt5 * r) * std::exp(-kSqrt5 * r);
-    const double weight = w_sum + w_prod * kh(i);
-    cross(i) = w_sum * (kh(i) + kx) + w_prod * kh(i) * kx;
-    cross_grad.row(i) = (weight * radial) * diff.cwiseProduct(inv_ls2).transpose();
-  }
+void MixedGP::predict_with_gradient(const IntMatrix& h_q, const Vector& x_q, double& mean, double& variance,
+                                    Vector& mean_gradient, Vector& variance_gradient) const {
+  if (h_q.rows() != 1 || h_q.cols() != h_.cols() || x_q.size() != x_.cols()) throw std::invalid_argument("predict_with_gradient: wrong query shape");
+  if (!x_q.allFinite()) throw std::invalid_argument("predict_with_gradient: x contains NaN or inf");
+  Vector cross;
+  Matrix cross_gradient;  // d cross_i / d x_m
+  kernel_.cross_with_gradient(h_, x_, h_q, x_q, cross, cross_gradient);
   mean = cross.dot(alpha_);
-  mean_grad = cross_grad.transpose() * alpha_;
+  mean_gradient = cross_gradient.transpose() * alpha_;
   Vector v = lower_.triangularView<Eigen::Lower>().solve(cross);
-  variance = params_.variance - v.squaredNorm();
+  variance = kernel_.variance() - v.squaredNorm();
   lower_.transpose().triangularView<Eigen::Upper>().solveInPlace(v);  // v = K^-1 cross
-  variance_grad = -2.0 * cross_grad.transpose() * v;
-  const double floor = kMinRelativeVariance * params_.variance;
-  if (variance < floor) {
-    variance = floor;
-    variance_grad.setZero();
+  variance_gradient = -2.0 * cross_gradient.transpose() * v;
+  if (variance < variance_floor()) {
+    variance = variance_floor();
+    variance_gradient.setZero();
   }
 }
 

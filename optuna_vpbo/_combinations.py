@@ -1,13 +1,15 @@
-"""The categorical combinations that receive a value proposal.
+"""The categorical rows that receive a value proposal.
 
-Up to ``max_enumerated`` combinations, all of them (the paper's Algorithm 1). Beyond, a set that
-keeps the cost bounded: a uniform sample of combinations, the combinations of the best observed
-trials, and every combination one categorical change away from those (Hamming neighbours).
+Up to ``max_enumerated`` rows, all of them (the paper's Algorithm 1). Beyond, a set that keeps
+the cost bounded: a uniform sample, the rows of the best observed trials and, in a flat space,
+every combination one categorical change away from those (Hamming neighbours).
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from optuna_vpbo._tree_encoder import TreeEncoder
 
 # How many of the best observed trials seed the neighbourhood search in a huge space.
 N_SEED_TRIALS = 5
@@ -33,13 +35,34 @@ def hamming_neighbours(combination: np.ndarray, n_levels: np.ndarray) -> np.ndar
     return np.array(rows, dtype=np.int32).reshape(-1, len(n_levels))
 
 
+def candidate_rows(encoder: TreeEncoder, limit: int, rng: np.random.Generator, best_observed: np.ndarray) -> np.ndarray:
+    """The rows (C x k) to propose for (see the module docstring); ``best_observed`` holds the
+    rows of observed trials, best first."""
+    if encoder.tree.is_flat:
+        return candidate_combinations(encoder.n_choices, limit, rng, best_observed)
+    leaves = encoder.tree.leaves(limit)
+    if leaves is None:
+        sampled = [encoder.tree.random_leaf(rng) for _ in range(limit)]
+        observed = [encoder.leaf_of_row(row) for row in best_observed[:N_SEED_TRIALS]]
+        leaves = list(dict.fromkeys([*observed, *sampled]))
+    return np.array([encoder.row(leaf) for leaf in leaves], dtype=np.int32).reshape(len(leaves), encoder.n_categorical)
+
+
+def n_rows(encoder: TreeEncoder, limit: int) -> float:
+    """How many rows the space has (inf: more than ``limit`` leaves of a conditional tree)."""
+    if encoder.tree.is_flat:
+        return float(np.prod(encoder.n_choices, dtype=np.float64))
+    leaves = encoder.tree.leaves(limit)
+    return float(len(leaves)) if leaves is not None else float("inf")
+
+
 def candidate_combinations(
     n_levels: np.ndarray,
     max_enumerated: int,
     rng: np.random.Generator,
     best_observed: np.ndarray,
 ) -> np.ndarray:
-    """The combinations to propose for (see the module docstring).
+    """The combinations of a flat space to propose for (see the module docstring).
 
     ``best_observed`` holds the codes of observed trials, best first.
     """

@@ -15,10 +15,12 @@ import numpy as np
 import scipy.optimize
 
 from optuna_vpbo import _core
+from optuna_vpbo._targets import FittedTransform, OutputTransform
 
 # Bounds on targets standardised to zero mean and unit variance, and x in [0, 1]^d.
 LENGTHSCALE_BOUNDS = (1e-2, 20.0)
 VARIANCE_BOUNDS = (1e-2, 20.0)
+# The lower noise bound is the noise floor: the GP adds no jitter beyond it (native/gp.hpp).
 NOISE_BOUNDS = (1e-6, 1.0)
 LAMBDA_BOUNDS = (0.0, 1.0)
 # Before the first fit, as in CoCaBO's code (lengthscale 0.2 on [-1, 1] is 0.1 on [0, 1]).
@@ -95,7 +97,7 @@ def fit_hyperparameters(
 
     The first run starts from ``warm_start`` (the previous fit) or the defaults; the others from
     points drawn uniformly in the log-bounds. A start whose likelihood cannot be evaluated (a
-    Cholesky failure) is skipped; if every start fails, the start point is returned.
+    NumericalError) is skipped; if every start fails, the first start point is returned.
     ``lam_bounds`` (a sub-interval of [0, 1]) and ``variance_bounds`` bound lambda and the output
     variance; equal bounds fix them, as CoCaBO fixes the variance at 1 and optionally the mix at
     0.5; lambda = 1 with no categorical column gives a plain Matern GP.
@@ -119,8 +121,48 @@ def fit_hyperparameters(
                 bounds=bounds,
                 options={"maxiter": MAX_LBFGS_ITERATIONS},
             )
-        except (RuntimeError, ValueError):
-            continue
+        except _core.NumericalError:
+            continue  # this start reached hyperparameters whose kernel matrix cannot be factorised
         if np.isfinite(result.fun) and result.fun < best_value:
             best_theta, best_value = result.x, float(result.fun)
     return GPHyperparameters.from_theta(np.clip(best_theta, lows, highs))
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelFit:
+    """One output's last fit: its size, hyperparameters and fitted output transform."""
+
+    n_observations: int
+    hyperparameters: GPHyperparameters
+    transform: FittedTransform
+
+
+class ModelCache:
+    """The last fit of every output model (objectives and constraints), by key: a fit is reused
+    while fewer than ``refit_interval`` observations came since it, else refitted warm-started
+    from it (VPBO paper, sec. 5: refits every 10 trials)."""
+
+    def __init__(self, refit_interval: int, n_restarts: int) -> None:
+        self._refit_interval = refit_interval
+        self._n_restarts = n_restarts
+        self._fits: dict[tuple[str, ...], ModelFit] = {}
+
+    def fit_or_reuse(
+        self,
+        key: tuple[str, ...],
+        h: np.ndarray,
+        x: np.ndarray,
+        values: np.ndarray,
+        transform: OutputTransform,
+        rng: np.random.Generator,
+    ) -> tuple[np.ndarray, GPHyperparameters]:
+        """The targets of ``values`` and the hyperparameters of the model ``key``."""
+        cached = self._fits.get(key)
+        if cached is not None and 0 <= len(h) - cached.n_observations < self._refit_interval:
+            return cached.transform(values), cached.hyperparameters
+        fitted_transform = transform.fit(values)
+        y = fitted_transform(values)
+        warm_start = cached.hyperparameters if cached is not None else None
+        fitted = fit_hyperparameters(h, x, y, rng=rng, n_restarts=self._n_restarts, warm_start=warm_start)
+        self._fits[key] = ModelFit(len(h), fitted, fitted_transform)
+        return y, fitted

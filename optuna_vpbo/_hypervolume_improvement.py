@@ -1,27 +1,14 @@
-"""Exact log expected hypervolume improvement (EHVI) for 2 or 3 objectives, all maximised.
+"""The region a new point can add hypervolume to, as boxes, for 2 or 3 objectives, all maximised.
 
-The region where a new point improves the hypervolume (above the reference point r, not
-weakly dominated by the current front) is cut into axis-aligned boxes [l, u] (u may be +inf).
-For a point Y the improvement is sum_b prod_j (min(Y_j, u_bj) - l_bj)^+, and since
-(min(Y, u) - l)^+ = (Y - l)^+ - (Y - u)^+, for independent Gaussian posteriors per objective
-
-    EHVI = sum_b prod_j (psi_j(l_bj) - psi_j(u_bj)),   psi(a) = E[(Y - a)^+] = s h((m - a) / s),
-
-with h(z) = phi(z) + z Phi(z) (Emmerich et al. 2006; Yang et al. 2019, "Efficient computation of
-expected hypervolume improvement using box decomposition algorithms"). It is evaluated in log
-space, as LogEI (Ament et al. 2023): log psi from the native log h, a log-difference per factor
-and a logsumexp over boxes, so that it stays finite and informative far from the front.
+The region above the reference point r and not weakly dominated by the current front is cut into
+axis-aligned boxes [l, u] (u may be +inf), factorised per objective (``BoxDecomposition``); the
+native log EHVI (``native/hypervolume.hpp``) integrates the Gaussian posteriors over them (Yang et
+al. 2019, "Efficient computation of expected hypervolume improvement using box decomposition
+algorithms").
 
 Reference point: the worst observed value of each objective moved out by 10 % of that
-objective's observed range. Optuna's GPSampler also starts from the worst observed (standardised)
-value, but moves it by 10 % of its magnitude, which depends on where zero lies; BoTorch's
-``infer_reference_point`` moves the nadir of the front by 10 % of the front's range. The worst
-observed value (rather than the front's nadir) gives the edges of the front room to grow, as a
-benchmark's reference point usually does; the range-relative margin is invariant under the
-per-objective affine scaling of the targets. Measured (hypervolume after 100 trials, 4 seeds,
-before the refinement from front points): Reizman-Suzuki 6287.7 with this rule, 6287.3 with
-Optuna's, 6151 with the front's nadir (the ends of the front were never explored); Baumgartner
-0.27971, 0.27979 and 0.27981 (8 seeds of the first two: 0.27974 and 0.27970).
+objective's observed range, which gives the edges of the front room to grow and is invariant
+under the per-objective affine scaling of the targets (docs/decisions.md: the reference point).
 """
 
 from __future__ import annotations
@@ -30,18 +17,10 @@ import dataclasses
 import math
 
 import numpy as np
-import scipy.special
 
-from optuna_vpbo import _core
 
 # Margin of the reference point beyond the worst observed value, as a fraction of the range.
 REFERENCE_MARGIN = 0.1
-# Below this width (in posterior standard deviations) a box factor psi(l) - psi(u) loses digits
-# to cancellation; there it is the integral of Phi((m - t) / s) over [l, u] by the midpoint rule,
-# whose relative error (of order (width z)^2 / 24) is far smaller.
-NARROW_WIDTH = 1e-4
-# Bounds the (points x boxes) work arrays of one evaluation chunk.
-MAX_CHUNK_ELEMENTS = 1 << 22
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,41 +108,3 @@ def hypervolume_improvement(points: np.ndarray, boxes: BoxDecomposition) -> np.n
     lower, upper = boxes.bounds()
     sides = np.clip(np.minimum(points[:, None, :], upper[None]) - lower[None], 0.0, None)
     return np.prod(sides, axis=2).sum(axis=1)
-
-
-def _log1mexp(x: np.ndarray) -> np.ndarray:
-    """log(1 - exp(x)) for x <= 0 (Maechler 2012: the branch at -log 2 keeps full precision)."""
-    with np.errstate(divide="ignore"):
-        return np.where(x > -math.log(2.0), np.log(-np.expm1(np.minimum(x, -0.0))), np.log1p(-np.exp(x)))
-
-
-def _log_cell_factors(mean: np.ndarray, sd: np.ndarray, edges: np.ndarray, cells: np.ndarray) -> np.ndarray:
-    """log(psi(l) - psi(u)) for every point (N,) and cell [l, u] of one objective: (N, cells)."""
-    finite = np.isfinite(edges)
-    log_psi = np.full((len(mean), len(edges)), -math.inf)
-    z = (mean[:, None] - edges[None, finite]) / sd[:, None]
-    log_psi[:, finite] = np.log(sd)[:, None] + _core.log_h(z)
-    lower, upper = edges[cells[:, 0]], edges[cells[:, 1]]
-    log_lower, log_upper = log_psi[:, cells[:, 0]], log_psi[:, cells[:, 1]]
-    factors = log_lower + _log1mexp(log_upper - log_lower)
-    narrow = (upper - lower)[None, :] < NARROW_WIDTH * sd[:, None]
-    if narrow.any():
-        rows, columns = np.nonzero(narrow)
-        middle = 0.5 * (lower[columns] + upper[columns])
-        z_middle = (mean[rows] - middle) / sd[rows]
-        factors[rows, columns] = np.log(upper[columns] - lower[columns]) + _core.log_ndtr(z_middle)
-    return factors
-
-
-def log_expected_hypervolume_improvement(mean: np.ndarray, sd: np.ndarray, boxes: BoxDecomposition) -> np.ndarray:
-    """log EHVI at N points with independent Gaussian posteriors: ``mean``, ``sd`` (N, M), sd > 0."""
-    n_points, n_boxes = len(mean), len(boxes.box_cells)
-    result = np.empty(n_points)
-    chunk = max(1, MAX_CHUNK_ELEMENTS // max(n_boxes, 1))
-    for start in range(0, n_points, chunk):
-        rows = slice(start, start + chunk)
-        total = np.zeros((len(mean[rows]), n_boxes))
-        for j, (edges, cells) in enumerate(zip(boxes.edges, boxes.cells)):
-            total += _log_cell_factors(mean[rows, j], sd[rows, j], edges, cells)[:, boxes.box_cells[:, j]]
-        result[rows] = scipy.special.logsumexp(total, axis=1)
-    return result

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from optuna_vpbo import _core
+from optuna_vpbo._tree_encoder import INACTIVE_FILL, TreeEncoder
 
 # Random (h, x) points on which the distribution of the maximum value is approximated.
 N_MAX_VALUE_POINTS = 1000
@@ -17,35 +18,37 @@ N_MAX_VALUE_POINTS = 1000
 N_MAX_VALUE_SAMPLES = 10
 
 
-def random_combination(n_levels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    return rng.integers(0, n_levels, size=len(n_levels)).astype(np.int32)
+def random_points(encoder: TreeEncoder, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Points (h, x) drawn as random sampling would draw them, inactive dimensions at the fill."""
+    h = encoder.random_rows(count, rng)
+    x = rng.random((count, encoder.n_numeric))
+    x[~encoder.numeric_masks(h)] = INACTIVE_FILL
+    return h, x
 
 
 def max_value_samples(
     gp: _core.MixedGP,
-    n_levels: np.ndarray,
+    points: tuple[np.ndarray, np.ndarray],
     observed_h: np.ndarray,
     observed_x: np.ndarray,
     max_observed: float,
     rng: np.random.Generator,
 ) -> np.ndarray:
-    """Gumbel samples of the maximum of f over random points of the mixed space and the data."""
-    n_numeric = observed_x.shape[1]
-    h = rng.integers(0, n_levels, size=(N_MAX_VALUE_POINTS, len(n_levels))).astype(np.int32)
-    x = rng.random((N_MAX_VALUE_POINTS, n_numeric))
+    """Gumbel samples of the maximum of f over random ``points`` (h, x) of the space and the data."""
+    h, x = points
     mean, variance = gp.predict(np.vstack([h, observed_h]), np.vstack([x, observed_x]))
     uniforms = rng.random(N_MAX_VALUE_SAMPLES)
     return _core.sample_max_values_gumbel(mean, np.sqrt(variance), uniforms, max_observed)
 
 
-def mes_numeric_point(
-    gp: _core.MixedGP,
-    h: np.ndarray,
-    max_values: np.ndarray,
-    candidates: np.ndarray,
-) -> np.ndarray:
-    """The candidate x that maximises MES for the fixed combination ``h``."""
-    h_rows = np.repeat(h.reshape(1, -1), len(candidates), axis=0).astype(np.int32)
+def mes_numeric_point(gp: _core.MixedGP, row: np.ndarray, max_values: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """The candidate x that maximises MES for the fixed categorical row."""
+    h_rows = np.repeat(row.reshape(1, -1), len(candidates), axis=0).astype(np.int32)
     mean, variance = gp.predict(h_rows, candidates)
     values = _core.max_value_entropy_search(mean, np.sqrt(variance), max_values)
     return candidates[int(np.argmax(values))]
+
+
+def random_combination(n_levels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random combination of categorical codes (the paper's baselines)."""
+    return rng.integers(0, n_levels, size=len(n_levels)).astype(np.int32)

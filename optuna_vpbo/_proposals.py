@@ -1,16 +1,20 @@
-"""Value proposals and the choice of the next point (VPBO paper, Algorithm 1).
+"""Value proposals and the choice of the next point (VPBO paper, Algorithm 1), for every space,
+objective count and acquisition.
 
-For each categorical combination the native core maximises the acquisition (log EI, plus the log
-probability of feasibility of each constraint) over one shared candidate set of numeric points
-(scrambled Sobol points); the maximum is the combination's value proposal. The combination with
-the best proposal is chosen, and x is then refined within it by L-BFGS-B, as Optuna's GPSampler
-refines its best candidates (``optuna/_gp/optim_mixed.py``).
+Each categorical row (a combination of categorical values; in a conditional space, a leaf of the
+search tree) receives a value proposal: the maximum of the acquisition over one shared set of
+scrambled Sobol candidates, seen on the row's active numeric dimensions (the others held at the
+encoder's fill). Rows that use the same numeric dimensions share one native ``value_proposals``
+call. The row with the best proposal is chosen on the candidates alone, so that every proposal
+is measured the same way; then x is refined within the chosen row by L-BFGS-B on its active
+dimensions, as Optuna's GPSampler refines its best candidates (``optuna/_gp/optim_mixed.py``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import threading
 import warnings
 from collections.abc import Callable
 
@@ -31,136 +35,141 @@ SCREEN_ABOVE = 512
 N_SCREEN_CANDIDATES = 64
 N_SCREENED = 128
 N_NEIGHBOUR_SEEDS = 4
+# SciPy's Sobol engine initialises shared tables on first use: one lock for every sampler, as
+# Optuna guards its own ``qmc.Sobol``.
+_SOBOL_LOCK = threading.Lock()
 
-
-@dataclasses.dataclass(frozen=True)
-class Acquisition:
-    """What the value proposals maximise: log EI of ``objective`` over the incumbent ``best``
-    (NaN: nothing feasible yet, feasibility alone counts) plus log P(feasible) per constraint."""
-
-    objective: _core.MixedGP
-    best: float
-    constraints: list[tuple[_core.MixedGP, float]] = dataclasses.field(default_factory=list)
-
-    def with_gradient(self, h_row: np.ndarray, x: np.ndarray) -> tuple[float, np.ndarray]:
-        return _core.acquisition_with_gradient(self.objective, h_row, x, self.best, self.constraints)
+# Moves points (m x d) onto the parameters' grids, the dimensions outside the mask (d,) at the fill.
+Snap = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 @dataclasses.dataclass(frozen=True)
 class Proposal:
-    h: np.ndarray  # codes of the chosen combination (k,)
+    row: np.ndarray  # codes of the chosen row (k,)
     x: np.ndarray  # numeric point in [0, 1]^d
     value: float  # its acquisition value
-    x_candidate: np.ndarray  # the chosen combination's best candidate, before refinement
-    ranking: list[tuple[tuple[int, ...], float]]  # best combinations with their proposal values
+    x_candidate: np.ndarray  # the chosen row's best candidate, before refinement
+    ranking: list[tuple[np.ndarray, float]]  # best rows with their proposal values
+
+
+@dataclasses.dataclass(frozen=True)
+class RefinementStarts:
+    """Where the refinement of the chosen row starts besides its best candidate: its observed
+    points in ``observed_h``/``observed_x`` (in priority order), at most ``n_observed`` of them;
+    ``n_observed`` None: no refinement. Points in ``taken_h``/``taken_x`` (evaluated or pending)
+    are not proposed again."""
+
+    observed_h: np.ndarray
+    observed_x: np.ndarray
+    n_observed: int | None
+    taken_h: np.ndarray
+    taken_x: np.ndarray
 
 
 def sobol_candidates(n_numeric: int, n: int, rng: np.random.Generator) -> np.ndarray:
     """``n`` scrambled Sobol points in [0, 1]^d (one empty row when d = 0)."""
     if n_numeric == 0:
         return np.zeros((1, 0))
-    with warnings.catch_warnings():
+    with _SOBOL_LOCK, warnings.catch_warnings():
         # SciPy warns that n is not a power of two: balance properties are not needed here.
         warnings.simplefilter("ignore", UserWarning)
         return qmc.Sobol(n_numeric, scramble=True, seed=rng).random(n)
 
 
 def is_taken(taken_x: np.ndarray, x: np.ndarray) -> bool:
-    """Whether ``x`` is (within ``SAME_POINT``) one of the rows of ``taken_x``: a point already
-    evaluated or pending in the same combination."""
+    """Whether ``x`` is (within ``SAME_POINT``) one of the rows of ``taken_x``."""
     return bool(np.any(np.all(np.abs(taken_x - x) <= SAME_POINT, axis=1)))
 
 
-def refine(
-    acquisition: Acquisition, h: np.ndarray, x0: np.ndarray, snap: Callable[[np.ndarray], np.ndarray]
-) -> tuple[np.ndarray, float]:
-    """Maximise the acquisition over x in [0, 1]^d from ``x0`` with the combination ``h`` fixed;
-    the result is snapped to the parameters' grids and scored there."""
-    h_row = h.reshape(1, -1).astype(np.int32)
+def refine(acquisition: _core.Acquisition, row: np.ndarray, x0: np.ndarray, active: np.ndarray, snap: Snap) -> tuple[np.ndarray, float]:
+    """Maximise the acquisition over the ``active`` dimensions of x (the others as in ``x0``)
+    with the row fixed; the result is snapped to the parameters' grids and scored there."""
+    h_row = row.reshape(1, -1).astype(np.int32)
+    mask = np.zeros(len(x0), dtype=bool)
+    mask[active] = True
 
-    def negative(x: np.ndarray) -> tuple[float, np.ndarray]:
-        value, gradient = acquisition.with_gradient(h_row, x)
-        return -value, -gradient
+    def embed(z: np.ndarray) -> np.ndarray:
+        x = x0.copy()
+        x[active] = z
+        return x
 
-    value0 = -negative(x0)[0]
-    try:
-        result = scipy.optimize.minimize(
-            negative,
-            x0,
-            jac=True,
-            method="L-BFGS-B",
-            bounds=[(0.0, 1.0)] * len(x0),
-            options={"maxiter": MAX_REFINE_ITERATIONS},
-        )
-    except (RuntimeError, ValueError):
-        return x0, value0
+    def negative(z: np.ndarray) -> tuple[float, np.ndarray]:
+        value, gradient = acquisition.value_with_gradient(h_row, embed(z))
+        return -value, -gradient[active]
+
+    value0 = -negative(x0[active])[0]
+    result = scipy.optimize.minimize(
+        negative, x0[active], jac=True, method="L-BFGS-B", bounds=[(0.0, 1.0)] * len(active),
+        options={"maxiter": MAX_REFINE_ITERATIONS},
+    )
     if not np.all(np.isfinite(result.x)):
         return x0, value0
-    x = snap(np.clip(result.x, 0.0, 1.0).reshape(1, -1))[0]
-    value = -negative(x)[0]
+    x = snap(embed(np.clip(result.x, 0.0, 1.0)).reshape(1, -1), mask)[0]
+    value = -negative(x[active])[0]
     return (x, value) if value > value0 else (x0, value0)
 
 
-def screen_combinations(
-    acquisition: Acquisition, combinations: np.ndarray, candidates: np.ndarray, n_levels: np.ndarray
-) -> np.ndarray:
-    """A shortlist of a large set of combinations for the full value proposals.
+def screen(acquisition: _core.Acquisition, rows: np.ndarray, candidates: np.ndarray, n_levels: np.ndarray) -> np.ndarray:
+    """A shortlist of a large flat set of combinations for the full value proposals.
 
     All combinations are scored on the first ``N_SCREEN_CANDIDATES`` candidates (a coarse
     proposal); the ``N_SCREENED`` best are kept, plus every one-change neighbour of the
     ``N_NEIGHBOUR_SEEDS`` best (a local search step over combinations). Small sets are returned
     unchanged, so the paper's exhaustive proposals stay exact there.
     """
-    if len(combinations) <= SCREEN_ABOVE:
-        return combinations
-    _, coarse = _core.value_proposals(
-        acquisition.objective, combinations, candidates[:N_SCREEN_CANDIDATES], acquisition.best, acquisition.constraints
-    )
+    if len(rows) <= SCREEN_ABOVE:
+        return rows
+    _, coarse = _core.value_proposals(acquisition, rows, candidates[:N_SCREEN_CANDIDATES])
     order = np.argsort(-coarse, kind="stable")
-    seeds = combinations[order[:N_NEIGHBOUR_SEEDS]]
-    shortlist = np.concatenate(
-        [combinations[order[:N_SCREENED]], *(hamming_neighbours(seed, n_levels) for seed in seeds)]
-    )
+    seeds = rows[order[:N_NEIGHBOUR_SEEDS]]
+    shortlist = np.concatenate([rows[order[:N_SCREENED]], *(hamming_neighbours(seed, n_levels) for seed in seeds)])
     _, first = np.unique(shortlist, axis=0, return_index=True)
     return np.ascontiguousarray(shortlist[np.sort(first)], dtype=np.int32)
 
 
-def propose(
-    acquisition: Acquisition,
-    combinations: np.ndarray,
-    candidates: np.ndarray,
-    *,
-    n_refine: int,
-    observed_h: np.ndarray,
-    observed_x: np.ndarray,
-    taken_h: np.ndarray,
-    taken_x: np.ndarray,
-    n_ranking: int,
-    snap: Callable[[np.ndarray], np.ndarray],
-) -> Proposal:
-    """Value proposals for all ``combinations`` and the chosen next point.
+def proposal_values(
+    acquisition: _core.Acquisition, rows: np.ndarray, masks: np.ndarray, candidates: np.ndarray, snap: Snap
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's value proposal and its best candidate (C x d), rows with the same numeric
+    mask in one native call on the candidates snapped for that mask."""
+    values = np.full(len(rows), -math.inf)
+    best_x = np.zeros((len(rows), candidates.shape[1]))
+    _, group_of_row = np.unique(masks, axis=0, return_inverse=True)
+    for group in np.unique(group_of_row.reshape(-1)):
+        members = np.flatnonzero(group_of_row.reshape(-1) == group)
+        group_candidates = snap(candidates, masks[members[0]])
+        best_index, group_values = _core.value_proposals(acquisition, np.ascontiguousarray(rows[members]), group_candidates)
+        values[members] = group_values
+        best_x[members] = group_candidates[best_index]
+    return values, best_x
 
-    The combination is chosen on the candidate set alone, so that every combination's proposal
-    is measured the same way (refining only some proposals would inflate exactly those). Then
-    up to ``n_refine`` L-BFGS-B runs refine x within the chosen combination: from its best
-    candidate and from the observed points of that combination (``observed_h``, ``observed_x``,
-    best first). A refined point that is already evaluated or pending (``taken_h``,
-    ``taken_x``) is not taken: a refinement that cannot leave an observed start would propose it
-    again. ``snap`` moves points onto the parameters' grids. Ties go to the earlier combination.
-    """
-    best_index, values = _core.value_proposals(
-        acquisition.objective, combinations, candidates, acquisition.best, acquisition.constraints
-    )
+
+def propose(
+    acquisition: _core.Acquisition,
+    rows: np.ndarray,
+    masks: np.ndarray,
+    candidates: np.ndarray,
+    starts: RefinementStarts,
+    *,
+    snap: Snap,
+    n_ranking: int,
+) -> Proposal:
+    """Value proposals for all ``rows`` (C x k, with numeric masks C x d), the chosen row and its
+    point, refined from ``starts`` (see the module docstring). Ties go to the earlier row.
+    A refined point that is already evaluated or pending is not taken: a refinement that
+    cannot leave an observed start would propose it again."""
+    values, best_x = proposal_values(acquisition, rows, masks, candidates, snap)
     order = np.argsort(-values, kind="stable")
     chosen = int(order[0])
-    h, x, value = combinations[chosen], candidates[best_index[chosen]], float(values[chosen])
+    row, x, value = rows[chosen], best_x[chosen], float(values[chosen])
     x_candidate = x
-    if candidates.shape[1] > 0 and n_refine > 0 and math.isfinite(value):
-        same_combination = np.all(observed_h == h, axis=1)
-        taken = taken_x[np.all(taken_h == h, axis=1)]
-        for x0 in [x, *observed_x[same_combination][: n_refine - 1]]:
-            x_refined, value_refined = refine(acquisition, h, x0, snap)
+    active = np.flatnonzero(masks[chosen])
+    if len(active) and starts.n_observed is not None and math.isfinite(value):
+        same_row = np.all(starts.observed_h == row, axis=1)
+        taken = starts.taken_x[np.all(starts.taken_h == row, axis=1)]
+        for x0 in [x, *starts.observed_x[same_row][: starts.n_observed]]:
+            x_refined, value_refined = refine(acquisition, row, x0, active, snap)
             if value_refined > value and not is_taken(taken, x_refined):
                 x, value = x_refined, value_refined
-    ranking = [(tuple(int(a) for a in combinations[c]), float(values[c])) for c in order[:n_ranking]]
-    return Proposal(np.asarray(h, dtype=np.int32), np.asarray(x, dtype=np.float64), value, x_candidate, ranking)
+    ranking = [(rows[i], float(values[i])) for i in order[:n_ranking]]
+    return Proposal(np.asarray(row, dtype=np.int32), np.asarray(x, dtype=np.float64), value, x_candidate, ranking)

@@ -102,6 +102,12 @@ class SearchTree:
             return None
         return self._leaf(codes, active)
 
+    def leaf_of_codes(self, codes: Mapping[str, int]) -> Leaf:
+        """The leaf of the categorical choice indices ``codes`` (those of inactive parents are
+        ignored)."""
+        active = self.active_names(codes)
+        return self._leaf({name: code for name, code in codes.items() if name in active}, active)
+
     def _leaf(self, codes: Mapping[str, int], active: Sequence[str]) -> Leaf:
         categoricals = tuple((name, codes[name]) for name in active if self._is_categorical(name))
         numerics = tuple(name for name in active if not self._is_categorical(name))

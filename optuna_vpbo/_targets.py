@@ -8,6 +8,9 @@ standardisation.
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Protocol
+
 import numpy as np
 import scipy.special
 import scipy.stats
@@ -97,3 +100,41 @@ def standardized_constraint(values: np.ndarray) -> tuple[np.ndarray, float]:
     center, spread = g.mean(), g.std()
     scale = spread if spread > 0 else 1.0
     return (g - center) / scale, float(-center / scale)
+
+
+class FittedTransform(Protocol):
+    """Objective (or constraint) values -> the GP's targets, with what the fit fixed."""
+
+    def __call__(self, values: np.ndarray) -> np.ndarray: ...
+
+
+class OutputTransform(Protocol):
+    def fit(self, values: np.ndarray) -> FittedTransform: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class ObjectiveTransform:
+    """``transformed_targets`` of one objective; its fit fixes the Yeo-Johnson exponent, the
+    standardisation follows the current values."""
+
+    name: str
+    direction: StudyDirection
+    exponent: float | None = None
+
+    def fit(self, values: np.ndarray) -> ObjectiveTransform:
+        _, exponent = transformed_targets(values, self.direction, self.name)
+        return dataclasses.replace(self, exponent=exponent)
+
+    def __call__(self, values: np.ndarray) -> np.ndarray:
+        return transformed_targets(values, self.direction, self.name, self.exponent)[0]
+
+
+@dataclasses.dataclass(frozen=True)
+class ConstraintTransform:
+    """``standardized_constraint`` of one constraint's values (nothing to fit)."""
+
+    def fit(self, values: np.ndarray) -> ConstraintTransform:
+        return self
+
+    def __call__(self, values: np.ndarray) -> np.ndarray:
+        return standardized_constraint(values)[0]

@@ -112,15 +112,16 @@ def test_one_level_and_nested_branches() -> None:
 
 
 def test_too_many_leaves_are_sampled_with_the_best_observed_first() -> None:
-    from optuna_vpbo._conditional_encoder import ConditionalEncoder
-    from optuna_vpbo._conditional_proposals import candidate_leaves
+    from optuna_vpbo._combinations import candidate_rows
+    from optuna_vpbo._tree_encoder import TreeEncoder
 
-    encoder = ConditionalEncoder(infer_search_tree(conditional_trials(ALL_BRANCHES)))
-    best = [Leaf((("model", 2),), ())]
-    sampled = candidate_leaves(encoder, 3, np.random.default_rng(0), best)
-    assert sampled[0] == best[0]
+    encoder = TreeEncoder(infer_search_tree(conditional_trials(ALL_BRANCHES)))
+    best = encoder.row(Leaf((("model", 2),), ())).reshape(1, -1)
+    sampled = [encoder.leaf_of_row(row) for row in candidate_rows(encoder, 3, np.random.default_rng(0), best)]
+    assert sampled[0] == encoder.leaf_of_row(best[0])
     assert len(set(sampled)) == len(sampled) and set(sampled) <= set(encoder.tree.leaves(limit=10))
-    assert candidate_leaves(encoder, 10, np.random.default_rng(0), best) == encoder.tree.leaves(limit=10)
+    every = candidate_rows(encoder, 10, np.random.default_rng(0), best)
+    assert [encoder.leaf_of_row(row) for row in every] == encoder.tree.leaves(limit=10)
 
 
 def test_leaf_of_a_configuration() -> None:
@@ -238,12 +239,12 @@ def test_multi_objective_and_constraints() -> None:
 
 
 def test_a_failing_model_never_fails_the_trial(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
-    import optuna_vpbo._conditional_proposals as conditional_proposals
+    import optuna_vpbo._proposals as proposals
 
     def broken(*args: object, **kwargs: object) -> None:
-        raise RuntimeError("Cholesky: simulated failure")
+        raise proposals._core.NumericalError("Cholesky: simulated failure")
 
-    monkeypatch.setattr(conditional_proposals._core, "value_proposals", broken)
+    monkeypatch.setattr(proposals._core, "value_proposals", broken)
     with caplog.at_level(logging.WARNING, logger=SAMPLER_LOGGER):
         study = run_study(conditional_objective, 12)
     assert_all_complete(study, 12)

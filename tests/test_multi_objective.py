@@ -13,15 +13,19 @@ import pytest
 from optuna._hypervolume import compute_hypervolume
 
 from conftest import assert_all_complete, assert_gp_suggestions_used, make_sampler
+from optuna_vpbo import _core
+from optuna_vpbo._acquisition import log_expected_hypervolume_improvement
+from optuna_vpbo._fit import GPHyperparameters
 from optuna_vpbo._hypervolume_improvement import (
-    NARROW_WIDTH,
+    BoxDecomposition,
     decompose,
     hypervolume_improvement,
-    log_expected_hypervolume_improvement,
     pareto_mask,
     reference_point,
 )
-from optuna_vpbo._multi_objective import hypervolume_acquisition, uses_hypervolume
+from optuna_vpbo._models import ObjectiveModel
+from optuna_vpbo._multi_objective import uses_hypervolume
+
 
 # Monte Carlo samples per point for the EHVI check, and the tolerance in standard errors.
 N_MONTE_CARLO = 100_000
@@ -57,6 +61,22 @@ def exact_ehvi(mean: np.ndarray, sd: np.ndarray, lower: np.ndarray, upper: np.nd
         )
 
 
+def placeholder_gp() -> _core.MixedGP:
+    """A GP that the acquisition only holds: the tests give the posterior directly."""
+    return _core.MixedGP(np.zeros((1, 0), np.int32), np.zeros((1, 1)), np.zeros(1), np.ones(1), 1.0, 0.5, 1e-3)
+
+
+def native_log_ehvi(mean: np.ndarray, sd: np.ndarray, boxes: BoxDecomposition) -> np.ndarray:
+    """The native log EHVI at points with the posterior ``mean``, ``sd`` (N x M)."""
+    acquisition = _core.LogExpectedHypervolumeImprovement(
+        [placeholder_gp() for _ in range(mean.shape[1])],
+        boxes.edges,
+        [np.asarray(c, dtype=np.int32) for c in boxes.cells],
+        np.asarray(boxes.box_cells, dtype=np.int32),
+    )
+    return acquisition.evaluate_posterior(mean, sd**2)
+
+
 def test_pareto_mask_keeps_one_of_identical_points() -> None:
     points = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5], [0.4, 0.4], [1.0, 0.0]])
     assert pareto_mask(points).tolist() == [True, True, True, False, False]
@@ -87,7 +107,7 @@ def test_ehvi_matches_monte_carlo(n_objectives: int) -> None:
     boxes = decompose(values, reference)
     mean = rng.normal(0.3, 0.8, size=(4, n_objectives))
     sd = rng.uniform(0.1, 1.0, size=(4, n_objectives))
-    ehvi = np.exp(log_expected_hypervolume_improvement(mean, sd, boxes))
+    ehvi = np.exp(native_log_ehvi(mean, sd, boxes))
     for i in range(len(mean)):
         samples = mean[i] + sd[i] * rng.standard_normal((N_MONTE_CARLO, n_objectives))
         improvements = hypervolume_improvement(samples, boxes)
@@ -103,7 +123,7 @@ def test_log_ehvi_of_far_dominated_points_is_finite_monotone_and_exact() -> None
     offsets = -np.array([1e3, 300.0, 100.0, 30.0, 10.0, 3.0, 1.0, 0.0])
     mean = np.column_stack([offsets, offsets])
     sd = np.full_like(mean, 1e-2)
-    log_ehvi = log_expected_hypervolume_improvement(mean, sd, boxes)
+    log_ehvi = native_log_ehvi(mean, sd, boxes)
     assert np.all(np.isfinite(log_ehvi))
     assert np.all(np.diff(log_ehvi) > 0)
     far = 2  # mean 100 below the front, 1e4 standard deviations: EHVI ~ exp(-5e7)
@@ -111,26 +131,54 @@ def test_log_ehvi_of_far_dominated_points_is_finite_monotone_and_exact() -> None
 
 
 def test_log_ehvi_of_a_narrow_box_matches_the_exact_value() -> None:
-    """Front points 1e-9 apart: the box between them is narrower than NARROW_WIDTH sd."""
+    """Front points 1e-9 apart: the box between them is narrower than the native code's
+    threshold for the midpoint rule (1e-4 sd)."""
     values = np.array([[0.0, 1.0], [1e-9, 0.5], [1.0, 0.0]])
     boxes = decompose(values, np.array([-1.0, -1.0]))
     lower, upper = boxes.bounds()
-    assert np.min(upper[:, 0] - lower[:, 0]) < NARROW_WIDTH
+    assert np.min(upper[:, 0] - lower[:, 0]) < 1e-4
     mean, sd = np.array([[-0.2, 0.3]]), np.array([[1.0, 0.5]])
     expected = float(mpmath.log(exact_ehvi(mean[0], sd[0], lower, upper)))
-    assert log_expected_hypervolume_improvement(mean, sd, boxes)[0] == pytest.approx(expected, rel=1e-9)
+    assert native_log_ehvi(mean, sd, boxes)[0] == pytest.approx(expected, rel=1e-9)
 
 
 def test_a_believed_outcome_joins_the_front() -> None:
     """Kriging believer: a running trial believed to reach (2, 2) leaves nothing to gain there."""
     targets = np.array([[0.0, 1.0], [1.0, 0.0]])
-    feasible = np.array([True, True])
-    acquisition = hypervolume_acquisition([], targets, feasible, np.array([[2.0, 2.0]]), [])
-    assert acquisition.boxes is not None
-    improvements = hypervolume_improvement(np.array([[2.0, 2.0], [3.0, 2.0]]), acquisition.boxes)
-    assert improvements == pytest.approx([0.0, 2.1])  # (3 - 2) x (2 - r_2), r_2 = -0.1
-    nothing_feasible = hypervolume_acquisition([], targets, np.array([False, False]), np.zeros((0, 2)), [])
-    assert nothing_feasible.boxes is None
+    hyperparameters = GPHyperparameters.default(1)
+    models = [ObjectiveModel(placeholder_gp(), targets[:, j], hyperparameters, np.array([2.0])) for j in range(2)]
+    acquisition = log_expected_hypervolume_improvement(models, np.array([True, True]))
+    assert acquisition is not None
+    sd = np.full((2, 2), 1e-9)
+    log_ehvi = acquisition.evaluate_posterior(np.array([[2.0, 2.0], [3.0, 2.0]]), sd**2)
+    assert log_ehvi[0] < math.log(1e-6)
+    assert log_ehvi[1] == pytest.approx(math.log(2.1), rel=1e-6)  # (3 - 2) x (2 - r_2), r_2 = -0.1
+    assert log_expected_hypervolume_improvement(models, np.array([False, False])) is None
+
+
+@pytest.mark.parametrize("n_objectives", [2, 3])
+def test_log_ehvi_gradient_matches_finite_differences(n_objectives: int) -> None:
+    rng = np.random.default_rng(30 + n_objectives)
+    h = rng.integers(0, 2, (25, 1)).astype(np.int32)
+    x = rng.random((25, 2))
+    gps = [_core.MixedGP(h, x, rng.standard_normal(25), np.array([0.3, 0.5]), 1.0, 0.4, 1e-4) for _ in range(n_objectives)]
+    values, reference = random_front(rng, 12, n_objectives)
+    boxes = decompose(values, reference)
+    acquisition = _core.LogExpectedHypervolumeImprovement(
+        gps, boxes.edges, [np.asarray(c, np.int32) for c in boxes.cells], np.asarray(boxes.box_cells, np.int32)
+    )
+    h_row = np.array([[1]], np.int32)
+    for _ in range(4):
+        x0 = rng.uniform(0.1, 0.9, 2)
+        value, gradient = acquisition.value_with_gradient(h_row, x0)
+        assert value == pytest.approx(acquisition.evaluate(h_row, x0.reshape(1, -1))[0], rel=1e-12)
+        step = 1e-6
+        numeric = [
+            (acquisition.evaluate(h_row, (x0 + step * e).reshape(1, -1))[0] - acquisition.evaluate(h_row, (x0 - step * e).reshape(1, -1))[0])
+            / (2 * step)
+            for e in np.eye(2)
+        ]
+        np.testing.assert_allclose(gradient, numeric, rtol=1e-5, atol=1e-7)
 
 
 def test_ehvi_only_for_two_or_three_objectives_and_exhaustive_spaces() -> None:

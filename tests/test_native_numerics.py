@@ -150,10 +150,11 @@ def test_log_ei_gradient_matches_finite_differences():
     for best in (y.max(), y.max() + 3.0):  # the second puts z deep in the tail
         for _ in range(5):
             hq, xq = h[:1] * 0 + rng.integers(0, 2, (1, 2)).astype(np.int32), rng.uniform(0.1, 0.9, 3)
-            _, gradient = _core.acquisition_with_gradient(gp, hq, xq, best)
+            acquisition = _core.LogExpectedImprovement(gp, best)
+            _, gradient = acquisition.value_with_gradient(hq, xq)
             eps = 1e-6
             numeric = [
-                (_core.acquisition_with_gradient(gp, hq, xq + eps * e, best)[0] - _core.acquisition_with_gradient(gp, hq, xq - eps * e, best)[0])
+                (acquisition.value_with_gradient(hq, xq + eps * e)[0] - acquisition.value_with_gradient(hq, xq - eps * e)[0])
                 / (2 * eps)
                 for e in np.eye(3)
             ]
@@ -168,7 +169,7 @@ def test_value_proposals_match_brute_force(n_levels, d):
     combos = np.array(list(itertools.product(*[range(m) for m in n_levels])), dtype=np.int32).reshape(-1, len(n_levels)) if n_levels else np.zeros((1, 0), np.int32)
     candidates = rng.random((64, d)) if d else np.zeros((1, 0))
     # A tiny block budget forces several candidate blocks.
-    index, value = _core.value_proposals(gp, combos, candidates, float(y.max()), max_block_bytes=2e4)
+    index, value = _core.value_proposals(_core.LogExpectedImprovement(gp, float(y.max())), combos, candidates, max_block_bytes=2e4)
     for c, combo in enumerate(combos):
         mean, var = gp.predict(np.repeat(combo[None], len(candidates), 0).astype(np.int32), candidates)
         log_ei = _core.log_expected_improvement(mean, np.sqrt(var), float(y.max()))
@@ -201,7 +202,7 @@ def test_value_proposals_match_numpy_posterior(data_levels, combination_levels, 
     candidates = rng.random((300, 2))
     best = float(y.max())
     # A small block budget gives several candidate blocks with several tiles each.
-    index, value = _core.value_proposals(gp, combos, candidates, best, max_block_bytes=4e5)
+    index, value = _core.value_proposals(_core.LogExpectedImprovement(gp, best), combos, candidates, max_block_bytes=4e5)
     for c, combo in enumerate(combos):
         mean, var = numpy_posterior(h, x, y, np.repeat(combo[None], len(candidates), 0), candidates, ls, variance, lam, noise)
         z = (mean - best) / np.sqrt(var)
@@ -219,7 +220,7 @@ def test_value_proposals_pick_the_obviously_best_combination():
     y = 3.0 * (h[:, 0] == 2) + 3.0 * (h[:, 1] == 1) - np.sum((x - 0.5) ** 2, axis=1)
     gp = _core.MixedGP(h, x, y, np.array([0.5, 0.5]), 2.0, 0.8, 1e-4)
     combos = np.array([[a, b] for a in range(3) for b in range(4)], dtype=np.int32)
-    _, value = _core.value_proposals(gp, combos, rng.random((128, 2)), float(y.max()))
+    _, value = _core.value_proposals(_core.LogExpectedImprovement(gp, float(y.max())), combos, rng.random((128, 2)))
     assert tuple(combos[int(np.argmax(value))]) == (2, 1)
 
 
@@ -268,29 +269,55 @@ def test_bad_inputs_raise_clear_errors():
     with pytest.raises(ValueError, match="theta"):
         _core.LikelihoodEvaluator(h, x, y)(np.zeros(2))
     gp = _core.MixedGP(h, x, y, np.ones(2), 1.0, 0.5, 1e-3)
-    with pytest.raises(ValueError):
-        _core.value_proposals(gp, np.zeros((0, 1), np.int32), x, 0.0)
-    with pytest.raises(ValueError):
-        _core.value_proposals(gp, np.zeros((1, 1), np.int32), np.full((3, 2), np.nan), 0.0)
-    with pytest.raises(ValueError):
-        _core.value_proposals(gp, np.zeros((1, 1), np.int32), x, math.inf)
+    acquisition = _core.LogExpectedImprovement(gp, 0.0)
+    with pytest.raises(ValueError, match="no combinations"):
+        _core.value_proposals(acquisition, np.zeros((0, 1), np.int32), x)
+    with pytest.raises(ValueError, match="NaN or inf"):
+        _core.value_proposals(acquisition, np.zeros((1, 1), np.int32), np.full((3, 2), np.nan))
+    with pytest.raises(ValueError, match="wrong number of categorical"):
+        _core.value_proposals(acquisition, np.zeros((1, 2), np.int32), x)
+    with pytest.raises(ValueError, match="incumbent must be finite"):
+        _core.LogExpectedImprovement(gp, math.inf)
+    with pytest.raises(ValueError, match="threshold must be finite"):
+        _core.LogProbabilityOfFeasibility(gp, math.nan)
+    with pytest.raises(ValueError, match="different shapes"):
+        _core.SumOfAcquisitions([acquisition, _core.LogExpectedImprovement(_core.MixedGP(h, x[:, :1], y, np.ones(1), 1.0, 0.5, 1e-3), 0.0)])
+    with pytest.raises(ValueError, match="at least one model"):
+        _core.SumOfAcquisitions([])
+    with pytest.raises(ValueError, match="one set of edges"):
+        _core.LogExpectedHypervolumeImprovement([gp, gp], [np.array([0.0, np.inf])], [np.array([[0, 1]], np.int32)], np.zeros((1, 2), np.int32))
+    with pytest.raises(ValueError, match="outside the edges"):
+        _core.LogExpectedHypervolumeImprovement([gp], [np.array([0.0, np.inf])], [np.array([[0, 2]], np.int32)], np.zeros((1, 1), np.int32))
+
+
+def test_a_matrix_that_cannot_be_factorised_raises_numerical_error():
+    """Duplicate points without noise: no jitter is added behind the caller's back; the model
+    says what it cannot do with the NumericalError the sampler falls back on."""
+    h = np.zeros((5, 1), np.int32)
+    x = np.tile([[0.3, 0.6]], (5, 1))
+    with pytest.raises(_core.NumericalError, match="not positive definite"):
+        _core.MixedGP(h, x, np.zeros(5), np.array([0.1, 0.1]), 1.0, 0.5, 0.0)
+    with pytest.raises(_core.NumericalError):
+        _core.LikelihoodEvaluator(h, x, np.zeros(5))(np.array([-2.0, -2.0, 0.0, -800.0, 0.5]))
+    assert issubclass(_core.NumericalError, ArithmeticError)
+    gp = _core.MixedGP(h, x, np.zeros(5), np.array([0.1, 0.1]), 1.0, 0.5, 1e-6)
+    assert gp.noise == 1e-6
 
 
 def test_degenerate_data_stays_finite():
     rng = np.random.default_rng(12)
-    # duplicate points with a constant objective, zero noise: the jitter fallback takes over
+    # duplicate points with a constant objective at the noise floor (the fit's lower bound)
     h = np.zeros((20, 1), np.int32)
     x = np.tile(rng.random((1, 2)), (20, 1))
     y = np.zeros(20)
-    gp = _core.MixedGP(h, x, y, np.array([0.1, 0.1]), 1.0, 0.5, 0.0)
-    assert gp.jitter > 0
+    gp = _core.MixedGP(h, x, y, np.array([0.1, 0.1]), 1.0, 0.5, 1e-6)
     mean, var = gp.predict(h[:2], rng.random((2, 2)))
     assert np.all(np.isfinite(mean)) and np.all(var > 0)
     value, gradient = _core.LikelihoodEvaluator(h, x, y)(np.array([-2.0, -2.0, 0.0, math.log(1e-6), 0.5]))
     assert math.isfinite(value) and np.all(np.isfinite(gradient))
     # a single observation and a single category
     gp1 = _core.MixedGP(h[:1], x[:1], np.array([1.0]), np.array([0.3, 0.3]), 1.0, 0.5, 1e-6)
-    index, value = _core.value_proposals(gp1, np.zeros((1, 1), np.int32), rng.random((16, 2)), 1.0)
+    index, value = _core.value_proposals(_core.LogExpectedImprovement(gp1, 1.0), np.zeros((1, 1), np.int32), rng.random((16, 2)))
     assert np.isfinite(value[0])
 
 
@@ -314,7 +341,9 @@ def test_constrained_value_proposals_match_brute_force():
     combos = np.array(list(itertools.product(range(3), range(2))), dtype=np.int32)
     candidates = rng.random((40, 2))
     for best in (float(y.max()), math.nan):
-        index, value = _core.value_proposals(objective, combos, candidates, best, [(constraint, 0.1)])
+        feasibility = _core.LogProbabilityOfFeasibility(constraint, 0.1)
+        acquisition = feasibility if math.isnan(best) else _core.SumOfAcquisitions([_core.LogExpectedImprovement(objective, best), feasibility])
+        index, value = _core.value_proposals(acquisition, combos, candidates)
         for c, combo in enumerate(combos):
             rows = np.repeat(combo[None], len(candidates), 0).astype(np.int32)
             total = scipy.stats.norm.logcdf((0.1 - constraint.predict(rows, candidates)[0]) / np.sqrt(constraint.predict(rows, candidates)[1]))
@@ -332,9 +361,11 @@ def test_constrained_acquisition_gradient_matches_finite_differences():
     constraint = _core.MixedGP(h, x, x[:, 1] - 0.5, np.array([0.4, 0.4, 0.4]), 0.3, 0.5, 1e-4)
     for best in (float(y.max()), math.nan):
         hq, xq = np.array([[1]], np.int32), rng.uniform(0.2, 0.8, 3)
-        _, gradient = _core.acquisition_with_gradient(objective, hq, xq, best, [(constraint, -0.2)])
+        feasibility = _core.LogProbabilityOfFeasibility(constraint, -0.2)
+        acquisition = feasibility if math.isnan(best) else _core.SumOfAcquisitions([_core.LogExpectedImprovement(objective, best), feasibility])
+        _, gradient = acquisition.value_with_gradient(hq, xq)
         for i, e in enumerate(np.eye(3)):
             numeric = five_point_derivative(
-                lambda t: _core.acquisition_with_gradient(objective, hq, xq + t * e, best, [(constraint, -0.2)])[0]
+                lambda t: acquisition.value_with_gradient(hq, xq + t * e)[0]
             )
             assert gradient[i] == pytest.approx(numeric, rel=1e-5, abs=1e-7)

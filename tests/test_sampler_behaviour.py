@@ -377,10 +377,23 @@ def test_a_failing_model_never_fails_the_trial(monkeypatch: pytest.MonkeyPatch, 
     import optuna_vpbo._proposals as proposals
 
     def broken(*args: object, **kwargs: object) -> None:
-        raise RuntimeError("Cholesky: simulated failure")
+        raise proposals._core.NumericalError("Cholesky: simulated failure")
 
     monkeypatch.setattr(proposals._core, "value_proposals", broken)
     with caplog.at_level(logging.WARNING, logger=SAMPLER_LOGGER):
         study = run_study(mixed_objective, 10)
     assert_all_complete(study, 10)
     assert "simulated failure" in caplog.text
+
+
+def test_a_bug_in_the_model_surfaces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only what the model honestly cannot do (NumericalError, LinAlgError) falls back to the
+    independent sampler; any other error is a bug and fails the trial loudly."""
+    import optuna_vpbo._proposals as proposals
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ValueError("a shape bug")
+
+    monkeypatch.setattr(proposals._core, "value_proposals", broken)
+    with pytest.raises(ValueError, match="a shape bug"):
+        run_study(mixed_objective, 10)

@@ -22,7 +22,7 @@ from optuna.trial import FrozenTrial, TrialState
 from optuna_vpbo._targets import finite_values, transformed_targets
 from optuna_vpbo.benchmarks.baselines.strategy import Observations, Strategy
 from optuna_vpbo.benchmarks.intersection_sampler import IntersectionSpaceSampler, search_space_key
-from optuna_vpbo.sampler import _THREADPOOLS, _seed_entropy
+from optuna_vpbo.sampler import THREADPOOLS, seed_entropy
 from optuna_vpbo.search_space import MixedSpaceEncoder
 
 
@@ -58,11 +58,11 @@ class GPBanditSampler(IntersectionSpaceSampler):
     ) -> None:
         super().__init__(seed, independent_sampler)
         self.strategy = strategy
-        self._base_seed = _seed_entropy(seed)
+        self._base_seed = seed_entropy(seed)
         self._lock = threading.Lock()
 
     def reseed_rng(self) -> None:
-        self._base_seed = _seed_entropy(None)
+        self._base_seed = seed_entropy(None)
         super().reseed_rng()
 
     def sample_relative(
@@ -71,7 +71,7 @@ class GPBanditSampler(IntersectionSpaceSampler):
         if not search_space or study._is_multi_objective():
             return {}
         # One BLAS thread, as in VPBOSampler: the native core is single-threaded by design.
-        with self._lock, _THREADPOOLS.limit(limits=1, user_api="blas"):
+        with self._lock, THREADPOOLS.limit(limits=1, user_api="blas"):
             data, encoder = observations(study, search_space)
             rng = np.random.default_rng([self._base_seed, trial.number])
             point = self.strategy.startup_point(data, rng)

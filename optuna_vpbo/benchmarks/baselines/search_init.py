@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from optuna_vpbo._init_design import max_value_samples, mes_numeric_point, random_combination
+from optuna_vpbo._init_design import N_MAX_VALUE_POINTS, max_value_samples, mes_numeric_point, random_combination
 from optuna_vpbo._proposals import sobol_candidates
 from optuna_vpbo.benchmarks.baselines.hyperparameters import HyperparameterCache
 from optuna_vpbo.benchmarks.baselines.strategy import Observations, Point, random_point
@@ -35,5 +35,9 @@ def search_initialization_point(
     if data.n_numeric == 0:
         return h_next, np.zeros(0)
     candidates = data.snap(sobol_candidates(data.n_numeric, PAPER_N_CANDIDATES, rng))
-    max_values = max_value_samples(gp, data.n_levels, data.h, data.x, float(data.y.max()), rng)
+    points = (
+        rng.integers(0, data.n_levels, size=(N_MAX_VALUE_POINTS, len(data.n_levels))).astype(np.int32),
+        rng.random((N_MAX_VALUE_POINTS, data.n_numeric)),
+    )
+    max_values = max_value_samples(gp, points, data.h, data.x, float(data.y.max()), rng)
     return h_next, mes_numeric_point(gp, h_next, max_values, candidates)

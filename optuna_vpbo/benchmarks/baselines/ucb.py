@@ -4,7 +4,7 @@ Paper, sec. 5: One-Hot BO, EXP3BO, Bandit-BO, RandomBO and CoCaBO use UCB with k
 in CoCaBO's code (``sample_then_minimize`` on ``UCB(gp, 2.0)``): ``mu + kappa sigma`` with the
 predictive sigma (observation noise included), evaluated on 5000 uniform samples of x with h
 fixed, then L-BFGS-B from the best 3 (``optuna_vpbo._proposals.refine``, which takes any
-acquisition with ``with_gradient``). The samples and local optima are finally snapped onto the
+acquisition with ``value_with_gradient``). The samples and local optima are finally snapped onto the
 parameters' grids (for One-Hot BO also onto exact one-hot vectors) and re-scored, so that the
 chosen point is scored where it will be evaluated.
 """
@@ -58,7 +58,7 @@ class UpperConfidenceBound:
         mean, variance = self.surrogate.gp.predict(h, x)
         return mean + self.kappa * np.sqrt(np.maximum(variance, 0.0) + self.surrogate.noise)
 
-    def with_gradient(self, h_row: np.ndarray, x: np.ndarray) -> tuple[float, np.ndarray]:
+    def value_with_gradient(self, h_row: np.ndarray, x: np.ndarray) -> tuple[float, np.ndarray]:
         """UCB at one point and its gradient w.r.t. x (the interface ``refine`` maximises)."""
         mean, variance, mean_grad, variance_grad = self.surrogate.gp.predict_with_gradient(h_row, x)
         sd = float(np.sqrt(max(variance, 0.0) + self.surrogate.noise))
@@ -78,6 +78,7 @@ def maximise_ucb(
     ucb = UpperConfidenceBound(surrogate, settings.kappa)
     samples = rng.random((settings.n_samples, n_dims))
     best = samples[np.argsort(-ucb.values(samples), kind="stable")[: settings.n_local]]
-    local = [refine(ucb, surrogate.h, x0, snap)[0] for x0 in best]  # type: ignore[arg-type]
+    every_dimension = np.arange(n_dims)
+    local = [refine(ucb, surrogate.h, x0, every_dimension, lambda p, _: snap(p))[0] for x0 in best]  # type: ignore[arg-type]
     finalists = snap(np.vstack([best, *local]))
     return finalists[int(np.argmax(ucb.values(finalists)))]

@@ -1,0 +1,180 @@
+#include "combination_posterior.hpp"
+
+#include <algorithm>
+
+namespace vpbo {
+
+CombinationPosterior::CombinationPosterior(const MixedGP& gp, const IntMatrix& combinations) : gp_(gp) {
+  // No categorical variable: one virtual variable with one level shared by every point, so that
+  // k_h = 1 exactly as the kernel defines it.
+  h_ = gp.h().cols() == 0 ? IntMatrix::Zero(gp.size(), 1) : gp.h();
+  k_ = h_.cols();
+  index_pairs(combinations);
+  w_sum_ = gp.kernel().sum_weight();
+  w_product_ = gp.kernel().product_weight() / static_cast<double>(k_);
+  assign_slots(level_terms());
+}
+
+int CombinationPosterior::pair_of(const IntMatrix& combinations, Eigen::Index c, Eigen::Index v) const {
+  return pair_index_[v][combinations.cols() == 0 ? 0 : combinations(c, v)];
+}
+
+// Numbers the (variable, level) pairs that the combinations use.
+void CombinationPosterior::index_pairs(const IntMatrix& combinations) {
+  pair_index_.resize(k_);
+  for (Eigen::Index v = 0; v < k_; ++v) {
+    int n_levels = combinations.cols() == 0 ? 1 : combinations.col(v).maxCoeff() + 1;
+    if (gp_.size() > 0) n_levels = std::max(n_levels, h_.col(v).maxCoeff() + 1);
+    pair_index_[v].assign(n_levels, -1);
+    for (Eigen::Index c = 0; c < combinations.rows(); ++c) {
+      int& slot = pair_index_[v][combinations.cols() == 0 ? 0 : combinations(c, v)];
+      if (slot < 0) slot = n_pairs_++;
+    }
+  }
+}
+
+// Per pair: the indicator e_{v,a} (the mask D_{v,a}, returned), and the weighted alpha . e_{v,a}
+// and L^-1 e_{v,a}.
+Matrix CombinationPosterior::level_terms() {
+  const Eigen::Index n = gp_.size();
+  const double w_level = w_sum_ / static_cast<double>(k_);
+  Matrix level_mask = Matrix::Zero(n, n_pairs_);
+  level_mean_ = Vector::Zero(n_pairs_);
+  for (Eigen::Index v = 0; v < k_; ++v) {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const int pair = pair_index_[v][h_(i, v)];
+      if (pair < 0) continue;
+      level_mean_(pair) += w_level * gp_.alpha()(i);
+      level_mask(i, pair) = 1.0;
+    }
+  }
+  solved_level_ = level_mask;
+  if (n > 0) gp_.cholesky_factor().triangularView<Eigen::Lower>().solveInPlace(solved_level_);
+  solved_level_ *= w_level;
+  return level_mask;
+}
+
+// The first training point of each pair's level (n: none).
+std::vector<Eigen::Index> CombinationPosterior::first_rows() const {
+  const Eigen::Index n = gp_.size();
+  std::vector<Eigen::Index> first_row(n_pairs_, n);
+  for (Eigen::Index v = 0; v < k_; ++v) {
+    for (Eigen::Index i = n - 1; i >= 0; --i) {
+      const int pair = pair_index_[v][h_(i, v)];
+      if (pair >= 0) first_row[pair] = i;
+    }
+  }
+  return first_row;
+}
+
+// Per variable whose data levels all have a pair: the pair derived instead of solved, the one
+// whose solve would cost most (earliest first row); -1 elsewhere.
+std::vector<int> CombinationPosterior::derived_pairs(const std::vector<Eigen::Index>& first_row) const {
+  const Eigen::Index n = gp_.size();
+  std::vector<int> derived(k_, -1);
+  for (Eigen::Index v = 0; v < k_ && n > 0; ++v) {
+    bool complete = true;
+    for (Eigen::Index i = 0; i < n; ++i) complete = complete && pair_index_[v][h_(i, v)] >= 0;
+    for (std::size_t a = 0; a < pair_index_[v].size() && complete; ++a) {
+      const int pair = pair_index_[v][a];
+      if (pair >= 0 && (derived[v] < 0 || first_row[pair] < first_row[derived[v]])) derived[v] = pair;
+    }
+  }
+  return derived;
+}
+
+// Slots of the pieces: 0 is K_x, then the solved pairs, then the derived ones.
+void CombinationPosterior::assign_slots(const Matrix& level_mask) {
+  const std::vector<Eigen::Index> first_row = first_rows();
+  const std::vector<int> derived = derived_pairs(first_row);
+  slot_.assign(n_pairs_, -1);
+  for (Eigen::Index v = 0; v < k_; ++v) {
+    for (int pair : pair_index_[v]) {
+      if (pair >= 0 && pair != derived[v]) {
+        solved_masks_.push_back(level_mask.col(pair));
+        solved_first_row_.push_back(first_row[pair]);
+        slot_[pair] = n_solved_++;
+      }
+    }
+  }
+  int next = n_solved_;
+  for (Eigen::Index v = 0; v < k_; ++v) {
+    if (derived[v] < 0) continue;
+    slot_[derived[v]] = next++;
+    derivations_.push_back({slot_[derived[v]], {}});
+    for (int pair : pair_index_[v]) {
+      if (pair >= 0 && pair != derived[v]) derivations_.back().subtract.push_back(slot_[pair]);
+    }
+  }
+}
+
+double CombinationPosterior::bytes_per_candidate() const {
+  return 8.0 * std::max<Eigen::Index>(gp_.size(), 1) * (n_slots() + 1);
+}
+
+double CombinationPosterior::tile_bytes_per_candidate() const { return 8.0 * std::max<Eigen::Index>(gp_.size(), 1) * n_slots(); }
+
+// The pieces side by side in one matrix, n x (s slots): L^-1 K_x(., block), L^-1 D_{v,a} K_x(., block),
+// then the derived ones.
+void CombinationPosterior::set_block(const Matrix& block) {
+  const Eigen::Index s = block.rows();
+  block_size_ = s;
+  const Matrix k_x = gp_.kernel().matern(gp_.x(), block);  // n x s
+  pieces_.resize(gp_.size(), s * n_slots());
+  pieces_.leftCols(s) = k_x;
+  for (std::size_t m = 0; m < solved_masks_.size(); ++m) {
+    // Column-wise product with the 0/1 mask: the rows of other levels become exact zeros.
+    pieces_.middleCols((m + 1) * s, s) = (k_x.array().colwise() * solved_masks_[m].array()).matrix();
+  }
+  piece_means_.resize(s * n_slots());
+  piece_means_.head(s * n_solved_).noalias() = pieces_.leftCols(s * n_solved_).transpose() * gp_.alpha();
+  solve_pieces(s);
+  fold_weights(s);
+}
+
+void CombinationPosterior::solve_pieces(Eigen::Index s) {
+  const Eigen::Index n = gp_.size();
+  const Matrix& lower = gp_.cholesky_factor();
+  if (n > 0) lower.triangularView<Eigen::Lower>().solveInPlace(pieces_.leftCols(s));
+  for (std::size_t m = 0; m < solved_masks_.size(); ++m) {
+    const Eigen::Index r = solved_first_row_[m], rest = n - r;
+    if (rest == 0) continue;  // a level without data: the piece is zero
+    lower.bottomRightCorner(rest, rest).triangularView<Eigen::Lower>().solveInPlace(pieces_.block(r, (m + 1) * s, rest, s));
+  }
+  for (const Derivation& derivation : derivations_) {
+    auto piece = pieces_.middleCols(derivation.slot * s, s);
+    auto piece_mean = piece_means_.segment(derivation.slot * s, s);
+    piece = pieces_.leftCols(s);
+    piece_mean = piece_means_.head(s);
+    for (int other : derivation.subtract) {
+      piece -= pieces_.middleCols(other * s, s);
+      piece_mean -= piece_means_.segment(other * s, s);
+    }
+  }
+}
+
+void CombinationPosterior::fold_weights(Eigen::Index s) {
+  pieces_.leftCols(s) *= w_sum_;
+  piece_means_.head(s) *= w_sum_;
+  pieces_.rightCols(s * (n_slots() - 1)) *= w_product_;
+  piece_means_.tail(s * (n_slots() - 1)) *= w_product_;
+  for (std::size_t pair = 0; pair < slot_.size(); ++pair) {
+    pieces_.middleCols(slot_[pair] * s, s).colwise() += solved_level_.col(pair);
+    piece_means_.segment(slot_[pair] * s, s).array() += level_mean_(pair);
+  }
+}
+
+void CombinationPosterior::posterior(const IntMatrix& combinations, Eigen::Index c, Eigen::Index first, Eigen::Index count,
+                                     Vector& mean, Vector& variance) {
+  mean = piece_means_.segment(first, count);
+  work_ = pieces_.middleCols(first, count);
+  for (Eigen::Index v = 0; v < k_; ++v) {
+    const Eigen::Index column = slot_[pair_of(combinations, c, v)] * block_size_ + first;
+    mean += piece_means_.segment(column, count);
+    work_ += pieces_.middleCols(column, count);
+  }
+  const double prior = gp_.kernel().variance();
+  variance = (prior - work_.colwise().squaredNorm().transpose().array()).max(gp_.variance_floor()).matrix();
+}
+
+}  // namespace vpbo

@@ -1,0 +1,81 @@
+// The posterior of one GP at every (combination, candidate) pair of a candidate block, assembled
+// from per-(variable, level) pieces (VPBO paper, sec. 4.1; the structural saving of
+// shared/reference-notes.md).
+//
+// All combinations share one candidate set. With k_h(c, H_i) = (1/k) sum_v 1[c_v = H_iv] the
+// cross-covariance of (c, x_j) with the training data is a combination of e_{v,a} = 1[H_.v = a],
+// the Matern block K_x(., x_j) and the masked blocks D_{v,a} K_x(., x_j), so the triangular solves
+// are needed once per (variable, level) pair rather than once per combination. With the kernel
+// weights w_sum and w_prod / k, the solved cross-covariance of combination c is
+//   L^-1 k_c = w_sum L^-1 K_x + sum_v [w_prod L^-1 D_{v,c_v} K_x + (w_sum / k) L^-1 e_{v,c_v} 1^T],
+// so the pieces are stored with their weights and level terms folded in, and a combination costs
+// k + 1 passes over them. The masks of one variable sum to the identity over the levels present
+// in the data, so one level per variable (when all its data levels have a piece) is L^-1 K_x minus
+// the others rather than a solve of its own. A masked block is zero above the first training
+// point of its level, and so is its solve: each is solved with the trailing part of L only, which
+// pays when the training points are grouped by level (GPHyperparameters.make_gp orders them so).
+#pragma once
+
+#include <vector>
+
+#include "gp.hpp"
+
+namespace vpbo {
+
+class CombinationPosterior {
+ public:
+  CombinationPosterior(const MixedGP& gp, const IntMatrix& combinations);
+
+  // Bytes of a candidate block per candidate (pieces and work space), and of the pieces alone.
+  double bytes_per_candidate() const;
+  double tile_bytes_per_candidate() const;
+
+  // Solve the pieces of a candidate block (s x d points).
+  void set_block(const Matrix& block);
+
+  // Posterior mean and latent variance of combination c (a row of codes) at `count` candidates
+  // of the current block from `first` on.
+  void posterior(const IntMatrix& combinations, Eigen::Index c, Eigen::Index first, Eigen::Index count, Vector& mean,
+                 Vector& variance);
+
+ private:
+  // A derived piece: slot = (slot 0) - sum of the `subtract` slots.
+  struct Derivation {
+    int slot;
+    std::vector<int> subtract;
+  };
+
+  void index_pairs(const IntMatrix& combinations);
+  Matrix level_terms();
+  std::vector<Eigen::Index> first_rows() const;
+  std::vector<int> derived_pairs(const std::vector<Eigen::Index>& first_row) const;
+  void assign_slots(const Matrix& level_mask);
+  void solve_pieces(Eigen::Index s);
+  void fold_weights(Eigen::Index s);
+  int pair_of(const IntMatrix& combinations, Eigen::Index c, Eigen::Index v) const;
+  Eigen::Index n_slots() const { return n_solved_ + static_cast<Eigen::Index>(derivations_.size()); }
+
+  const MixedGP& gp_;
+  IntMatrix h_;
+  Eigen::Index k_ = 0;
+  int n_pairs_ = 0;
+  std::vector<std::vector<int>> pair_index_;
+  double w_sum_ = 0.0, w_product_ = 0.0;
+  // Per pair: weighted alpha . e_{v,a}, weighted L^-1 e_{v,a} (columns) and its piece's slot.
+  Vector level_mean_;
+  Matrix solved_level_;
+  std::vector<int> slot_;
+  // Masks of the solved pairs (slots 1 .. n_solved_ - 1) with their first nonzero rows, and the
+  // derived pieces.
+  std::vector<Vector> solved_masks_;
+  std::vector<Eigen::Index> solved_first_row_;
+  Eigen::Index n_solved_ = 1;
+  std::vector<Derivation> derivations_;
+  // Pieces of the current candidate block, weights folded in, and their products with alpha.
+  Eigen::Index block_size_ = 0;
+  Matrix pieces_;
+  Vector piece_means_;
+  Matrix work_;
+};
+
+}  // namespace vpbo

@@ -1,0 +1,50 @@
+"""The acquisition of one trial, composed from the native terms (``native/acquisition.hpp``):
+log EI of the objective GP (Ament et al. 2023) or log EHVI of 2-3 objective GPs, plus the log
+probability of feasibility of each constraint GP (Gardner et al. 2014), as Optuna's GPSampler
+composes ``ConstrainedLogEI`` and ``LogCEHVI``. Until some trial is feasible, feasibility alone
+counts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from optuna_vpbo import _core
+from optuna_vpbo._hypervolume_improvement import decompose, reference_point
+from optuna_vpbo._models import ConstraintModel, ObjectiveModel
+
+
+def log_expected_improvement(model: ObjectiveModel, feasible: np.ndarray) -> _core.Acquisition | None:
+    """log EI over the best feasible target (None: nothing is feasible yet)."""
+    if not feasible.any():
+        return None
+    return _core.LogExpectedImprovement(model.gp, float(model.targets[feasible].max()))
+
+
+def log_expected_hypervolume_improvement(
+    models: Sequence[ObjectiveModel], feasible: np.ndarray
+) -> _core.Acquisition | None:
+    """log EHVI over the front of the feasible targets and the believed targets of the running
+    trials (None: nothing is feasible yet). The reference point comes from the feasible
+    observations only, so that it does not move with what other workers run."""
+    if not feasible.any():
+        return None
+    targets = np.column_stack([m.targets for m in models])
+    believed = np.column_stack([m.believed for m in models]) if len(models[0].believed) else np.zeros((0, len(models)))
+    boxes = decompose(np.vstack([targets[feasible], believed]), reference_point(targets[feasible]))
+    return _core.LogExpectedHypervolumeImprovement(
+        [m.gp for m in models],
+        boxes.edges,
+        [np.ascontiguousarray(cells, dtype=np.int32) for cells in boxes.cells],
+        np.ascontiguousarray(boxes.box_cells, dtype=np.int32),
+    )
+
+
+def with_feasibility(term: _core.Acquisition | None, constraints: Sequence[ConstraintModel]) -> _core.Acquisition:
+    """``term`` plus log P(feasible) of every constraint."""
+    terms = [term] if term is not None else []
+    terms += [_core.LogProbabilityOfFeasibility(c.gp, c.threshold) for c in constraints]
+    if not terms:
+        raise ValueError("An acquisition needs an objective term or at least one constraint.")
+    return terms[0] if len(terms) == 1 else _core.SumOfAcquisitions(terms)

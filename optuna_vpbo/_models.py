@@ -1,0 +1,83 @@
+"""The GPs of one trial: one per output (objectives, constraints), fitted or reused through the
+model cache, the objectives conditioned on the running trials."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from optuna.trial import FrozenTrial
+
+from optuna_vpbo import _core
+from optuna_vpbo._fit import GPHyperparameters, ModelCache
+from optuna_vpbo._targets import ConstraintTransform, OutputTransform, standardized_constraint
+
+
+@dataclasses.dataclass(frozen=True)
+class ObjectiveModel:
+    """An objective's GP conditioned on the running trials, its targets and hyperparameters, and
+    the believed targets at the running trials."""
+
+    gp: _core.MixedGP
+    targets: np.ndarray
+    hyperparameters: GPHyperparameters
+    believed: np.ndarray
+
+
+@dataclasses.dataclass(frozen=True)
+class ConstraintModel:
+    """A constraint's GP and the image of its feasibility bound 0 in the GP's targets."""
+
+    gp: _core.MixedGP
+    threshold: float
+
+
+def objective_model(
+    cache: ModelCache,
+    key: tuple[str, ...],
+    data: tuple[np.ndarray, np.ndarray, np.ndarray],
+    transform: OutputTransform,
+    pending: tuple[np.ndarray, np.ndarray],
+    rng: np.random.Generator,
+) -> ObjectiveModel:
+    """The model of objective values ``data = (h, x, values)``, conditioned on the ``pending``
+    points (h, x) at its posterior mean there (the kriging believer: the mean is kept and the
+    variance shrinks, so that workers spread out)."""
+    h, x, values = data
+    y, hyperparameters = cache.fit_or_reuse(key, h, x, values, transform, rng)
+    gp = hyperparameters.make_gp(h, x, y)
+    h_pending, x_pending = pending
+    if not len(h_pending):
+        return ObjectiveModel(gp, y, hyperparameters, np.zeros(0))
+    mean, _ = gp.predict(h_pending, x_pending)
+    believer = hyperparameters.make_gp(np.vstack([h, h_pending]), np.vstack([x, x_pending]), np.concatenate([y, mean]))
+    return ObjectiveModel(believer, y, hyperparameters, mean)
+
+
+def constraint_models(
+    cache: ModelCache,
+    key: tuple[str, ...],
+    complete: Sequence[FrozenTrial],
+    h: np.ndarray,
+    x: np.ndarray,
+    rng: np.random.Generator,
+) -> tuple[list[ConstraintModel], np.ndarray]:
+    """One GP per constraint (Gardner et al. 2014) and which trials are feasible (all constraints
+    <= 0). Trials of an unconstrained study are all feasible; a trial that lacks a constraint's
+    value counts as infeasible and is left out of that constraint's GP."""
+    names = sorted(set().union(*(t.constraints.keys() for t in complete)))
+    if not names:
+        return [], np.ones(len(complete), dtype=bool)
+    values = np.array([[t.constraints.get(name, math.nan) for name in names] for t in complete])
+    feasible = np.all(values <= 0.0, axis=1)  # NaN compares False: infeasible
+    models = []
+    for j, name in enumerate(names):
+        known = ~np.isnan(values[:, j])
+        g, threshold = standardized_constraint(values[known, j])
+        _, hyperparameters = cache.fit_or_reuse(
+            (*key, f"constraint:{name}"), h[known], x[known], values[known, j], ConstraintTransform(), rng
+        )
+        models.append(ConstraintModel(hyperparameters.make_gp(h[known], x[known], g), threshold))
+    return models, feasible

@@ -1,0 +1,187 @@
+"""One trial of VPBOSampler, one pipeline for every study (VPBO paper, Algorithm 1):
+
+read the study -> infer the search tree and encode -> fit or reuse one GP per output
+(objectives, constraints) -> condition on the running trials -> initial design (MES) or value
+proposals with the study's acquisition -> decode.
+
+What varies with the study is plugged in, not branched into separate paths: the acquisition
+(log EI, log EHVI, plus log P(feasible); ``_acquisition``), the output transform, and which rows
+get proposals (``_combinations``). A flat space is a search tree with no conditions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from optuna.distributions import BaseDistribution
+from optuna.study import Study
+from optuna.trial import FrozenTrial, TrialState
+
+from optuna_vpbo import _acquisition, _optuna_compat, _pending
+from optuna_vpbo._combinations import candidate_rows, n_rows
+from optuna_vpbo._fit import ModelCache
+from optuna_vpbo._init_design import N_MAX_VALUE_POINTS, max_value_samples, mes_numeric_point, random_points
+from optuna_vpbo._models import ObjectiveModel, constraint_models, objective_model
+from optuna_vpbo._multi_objective import MAX_FRONT_STARTS, feasible_front, scalar_values, uses_hypervolume
+from optuna_vpbo._proposals import N_SCREEN_CANDIDATES, Proposal, RefinementStarts, propose, screen, sobol_candidates
+from optuna_vpbo._search_tree import infer_search_tree
+from optuna_vpbo._settings import VPBOSettings
+from optuna_vpbo._targets import ObjectiveTransform
+from optuna_vpbo._tree_encoder import TreeEncoder
+
+# How many of the best value proposals the diagnostics keep.
+N_RANKING = 5
+
+
+@dataclasses.dataclass(frozen=True)
+class Suggestion:
+    """The parameters of a trial (empty: the independent sampler draws them), an alternative for
+    when another worker published the same suggestion, and the diagnostics of the choice."""
+
+    params: dict[str, Any]
+    alternative: dict[str, Any] | None
+    diagnostics: dict[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Observations:
+    """What one trial reads from the study, encoded."""
+
+    encoder: TreeEncoder
+    complete: list[FrozenTrial]
+    h: np.ndarray
+    x: np.ndarray
+    values: np.ndarray  # n x m objective values
+    pending: tuple[np.ndarray, np.ndarray]  # (h, x) of the other running trials
+    key: tuple[str, ...]  # the model cache's key of this space
+
+    @property
+    def taken(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.vstack([self.h, self.pending[0]]), np.vstack([self.x, self.pending[1]])
+
+
+class TrialPipeline:
+    def __init__(self, settings: VPBOSettings) -> None:
+        self._settings = settings
+        self._cache = ModelCache(settings.refit_interval, settings.n_restarts)
+
+    def suggest(self, study: Study, trial: FrozenTrial, search_space: Mapping[str, BaseDistribution], seed: int) -> Suggestion:
+        observed = _observe(study, trial, search_space)
+        if len(observed.complete) < max(self._settings.n_random_startup_trials, 1):
+            return Suggestion({}, None, {"phase": "random"})
+        rng = np.random.default_rng([seed, trial.number])
+        if len(observed.complete) >= self._settings.n_startup_trials and self._uses_hypervolume(study, observed.encoder):
+            return self._propose_hypervolume(study, observed, rng)
+        values, direction = scalar_values(observed.values, study.directions, rng)
+        transform = ObjectiveTransform(self._settings.output_transform, direction)
+        model = objective_model(self._cache, observed.key, (observed.h, observed.x, values), transform, observed.pending, rng)
+        constraints, feasible = constraint_models(self._cache, observed.key, observed.complete, observed.h, observed.x, rng)
+        candidates = sobol_candidates(observed.encoder.n_numeric, self._settings.n_candidates, rng)
+        diagnostics = _model_diagnostics(model, observed.encoder)
+        if len(observed.complete) < self._settings.n_startup_trials:
+            return _search_initialization(model, observed, candidates, rng, diagnostics)
+        acquisition = _acquisition.with_feasibility(_acquisition.log_expected_improvement(model, feasible), constraints)
+        best_first = np.lexsort((-model.targets, ~feasible))  # feasible trials first, each group best first
+        n_observed = self._settings.n_refine - 1 if self._settings.n_refine > 0 else None
+        proposal = self._propose(acquisition, observed, candidates, best_first, n_observed, rng)
+        return _suggestion(proposal, observed.encoder, {"phase": "proposals", "top_proposals": _ranking(proposal, observed.encoder), **diagnostics})
+
+    def _uses_hypervolume(self, study: Study, encoder: TreeEncoder) -> bool:
+        limit = self._settings.max_enumerated_combinations
+        return uses_hypervolume(self._settings.multi_objective, len(study.directions), n_rows(encoder, limit), limit)
+
+    def _propose_hypervolume(self, study: Study, observed: _Observations, rng: np.random.Generator) -> Suggestion:
+        """Value proposals by log EHVI over one GP per objective, plus the constraints."""
+        models = [
+            objective_model(
+                self._cache,
+                (*observed.key, f"objective:{j}"),
+                (observed.h, observed.x, observed.values[:, j]),
+                ObjectiveTransform(self._settings.output_transform, direction),
+                observed.pending,
+                rng,
+            )
+            for j, direction in enumerate(study.directions)
+        ]
+        constraints, feasible = constraint_models(self._cache, observed.key, observed.complete, observed.h, observed.x, rng)
+        candidates = sobol_candidates(observed.encoder.n_numeric, self._settings.n_candidates, rng)
+        term = _acquisition.log_expected_hypervolume_improvement(models, feasible)
+        acquisition = _acquisition.with_feasibility(term, constraints)
+        front = feasible_front(np.column_stack([m.targets for m in models]), feasible)
+        n_observed = MAX_FRONT_STARTS if self._settings.n_refine > 0 else None
+        proposal = self._propose(acquisition, observed, candidates, front, n_observed, rng)
+        diagnostics = {
+            "phase": "proposals",
+            "acquisition": "log EHVI",
+            "top_proposals": _ranking(proposal, observed.encoder),
+            "objectives": [_model_diagnostics(m, observed.encoder) for m in models],
+        }
+        return _suggestion(proposal, observed.encoder, diagnostics)
+
+    def _propose(
+        self,
+        acquisition: Any,
+        observed: _Observations,
+        candidates: np.ndarray,
+        starts_order: np.ndarray,
+        n_observed: int | None,
+        rng: np.random.Generator,
+    ) -> Proposal:
+        """Value proposals over the candidate rows; refinement from the observed points in
+        ``starts_order`` (at most ``n_observed`` of them; None: no refinement)."""
+        encoder = observed.encoder
+        rows = candidate_rows(encoder, self._settings.max_enumerated_combinations, rng, observed.h[starts_order])
+        if encoder.tree.is_flat:
+            all_numeric = np.ones(encoder.n_numeric, dtype=bool)
+            rows = screen(acquisition, rows, encoder.snap(candidates[:N_SCREEN_CANDIDATES], all_numeric), encoder.n_choices)
+        taken_h, taken_x = observed.taken
+        starts = RefinementStarts(observed.h[starts_order], observed.x[starts_order], n_observed, taken_h, taken_x)
+        return propose(acquisition, rows, encoder.numeric_masks(rows), candidates, starts, snap=encoder.snap, n_ranking=N_RANKING)
+
+
+def _observe(study: Study, trial: FrozenTrial, search_space: Mapping[str, BaseDistribution]) -> _Observations:
+    """The completed trials of the search tree, encoded, and the other running trials."""
+    trials = _optuna_compat.get_trials(study, (TrialState.COMPLETE, TrialState.RUNNING), use_cache=False)
+    finished = [t for t in trials if t.state == TrialState.COMPLETE]
+    tree = infer_search_tree(finished, search_space)
+    encoder = TreeEncoder(tree)
+    complete = [t for t in finished if encoder.covers(t.params)]
+    h, x = encoder.encode([t.params for t in complete])
+    values = np.array([t.values for t in complete], dtype=np.float64).reshape(len(complete), len(study.directions))
+    pending = _pending.pending_points(trials, trial, encoder.active_params, encoder.encode)
+    key = (study.study_name, repr(sorted(tree.distributions.items())), repr(sorted(tree.conditions.items())))
+    return _Observations(encoder, complete, h, x, values, pending, key)
+
+
+def _search_initialization(
+    model: ObjectiveModel, observed: _Observations, candidates: np.ndarray, rng: np.random.Generator, diagnostics: dict[str, Any]
+) -> Suggestion:
+    """The second half of the initial design: a random row, its numeric part by MES."""
+    encoder = observed.encoder
+    max_values = max_value_samples(model.gp, random_points(encoder, N_MAX_VALUE_POINTS, rng), observed.h, observed.x, float(model.targets.max()), rng)
+    row = encoder.random_rows(1, rng)[0]
+    mask = encoder.numeric_masks(row.reshape(1, -1))[0]
+    x_next = mes_numeric_point(model.gp, row, max_values, encoder.snap(candidates, mask)) if encoder.n_numeric else np.zeros(0)
+    return Suggestion(encoder.decode(row, x_next), None, {"phase": "mes", **diagnostics})
+
+
+def _suggestion(proposal: Proposal, encoder: TreeEncoder, diagnostics: dict[str, Any]) -> Suggestion:
+    return Suggestion(encoder.decode(proposal.row, proposal.x), encoder.decode(proposal.row, proposal.x_candidate), diagnostics)
+
+
+def _ranking(proposal: Proposal, encoder: TreeEncoder) -> list[dict[str, Any]]:
+    """The best value proposals for the diagnostics: categorical values and acquisition value."""
+    return [{"params": encoder.categorical_params(row), "acquisition": round(value, 4)} for row, value in proposal.ranking]
+
+
+def _model_diagnostics(model: ObjectiveModel, encoder: TreeEncoder) -> dict[str, Any]:
+    """The fitted model: lambda, the noise the GP factorised with, lengthscales by parameter."""
+    hyperparameters = model.hyperparameters
+    return {
+        "lambda": round(hyperparameters.lam, 4),
+        "noise": float(f"{model.gp.noise:.3g}"),
+        "lengthscales": {name: round(float(ls), 4) for name, ls in zip(encoder.numeric_names, hyperparameters.lengthscales)},
+    }

@@ -1,0 +1,58 @@
+"""Every setting of the algorithm, validated, and the named presets."""
+
+from __future__ import annotations
+
+import dataclasses
+
+OUTPUT_TRANSFORM_NAMES = ("standardize", "yeo-johnson", "copula")
+MULTI_OBJECTIVE_METHODS = ("ehvi", "parego")
+
+
+@dataclasses.dataclass(frozen=True)
+class VPBOSettings:
+    """Every setting of the algorithm; see ``VPBOSampler`` for their meaning."""
+
+    n_startup_trials: int = 24
+    search_initialization: bool = True
+    n_candidates: int = 512
+    n_refine: int = 3
+    refit_interval: int = 10
+    n_restarts: int = 3
+    max_enumerated_combinations: int = 4096
+    output_transform: str = "yeo-johnson"
+    multi_objective: str = "ehvi"
+    record_proposals: bool = False
+
+    @property
+    def n_random_startup_trials(self) -> int:
+        """The random part of the initial design: half of it with search initialisation."""
+        return self.n_startup_trials // 2 if self.search_initialization else self.n_startup_trials
+
+    def __post_init__(self) -> None:
+        if self.output_transform not in OUTPUT_TRANSFORM_NAMES:
+            raise ValueError(f"output_transform must be one of {OUTPUT_TRANSFORM_NAMES}, got {self.output_transform!r}.")
+        if self.multi_objective not in MULTI_OBJECTIVE_METHODS:
+            raise ValueError(
+                f"multi_objective must be one of {MULTI_OBJECTIVE_METHODS}, got {self.multi_objective!r}."
+            )
+        for name in ("n_candidates", "refit_interval", "n_restarts", "max_enumerated_combinations"):
+            _check_int(name, getattr(self, name), minimum=1)
+        for name in ("n_startup_trials", "n_refine"):
+            _check_int(name, getattr(self, name), minimum=0)
+        for name in ("search_initialization", "record_proposals"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}.")
+
+
+def _check_int(name: str, value: object, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        kind = "a positive integer" if minimum == 1 else "a non-negative integer"
+        raise ValueError(f"{name} must be {kind}, got {value!r}.")
+
+
+PRESETS: dict[str, VPBOSettings] = {
+    # The paper's settings (sec. 5): 24 initial points (12 random + 12 MES), 200 uniform
+    # candidates per combination with no local refinement, multi-start refits every 10 trials.
+    "paper": VPBOSettings(n_candidates=200, n_refine=0, n_restarts=5, output_transform="standardize"),
+    "default": VPBOSettings(),
+}
