@@ -14,8 +14,9 @@ from typing import Protocol
 import numpy as np
 import scipy.special
 import scipy.stats
-from optuna._warnings import optuna_warn
 from optuna.study import StudyDirection
+
+from optuna_vpbo._optuna_compat import warn
 
 OUTPUT_TRANSFORMS = ("standardize", "yeo-johnson", "copula")
 # Weight of the linear term in ParEGO's augmented Chebyshev scalarisation (Knowles 2006).
@@ -28,7 +29,7 @@ def finite_values(values: np.ndarray) -> np.ndarray:
     infinite = ~np.isfinite(values)
     if not infinite.any():
         return values
-    optuna_warn(
+    warn(
         f"{int(infinite.sum())} objective value(s) are infinite; VPBOSampler clips them to the most "
         "extreme finite values observed."
     )
