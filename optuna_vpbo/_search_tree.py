@@ -4,10 +4,13 @@ In Optuna a parameter exists only if the objective suggests it, so a choice such
 ``clf = trial.suggest_categorical("clf", ...)`` followed by parameters of that ``clf`` alone makes
 a tree: SMAC and HyperOpt ask for it to be declared, TPE's group mode finds groups of parameters
 that appear together. Here each parameter that is missing from some completed trial gets an
-*activation condition*: one categorical parent and a set of its values such that, over all
-completed trials, the parameter is present exactly when the parent is present and takes one of
-those values. Conditions chain (a parent may itself be conditional), which gives nested branches.
-A parameter whose presence no single categorical explains (a branch on a numeric threshold, a
+*activation condition*: one parent and a set of its values such that, over all completed trials,
+the parameter is present exactly when the parent is present and takes one of those values. A
+parent is a categorical (any set of its choices), or an int with at most ``MAX_INT_PARENT_VALUES``
+values whose condition is a threshold (``n_layers = trial.suggest_int(...)`` followed by one
+parameter per layer); such an int is then modelled as a categorical of its values, like the
+categorical branches. Conditions chain (a parent may itself be conditional), which gives nested
+branches. A parameter whose presence no single parent explains (a threshold on a float, a
 parameter added to the objective later), or whose distribution changes between trials, is not
 modelled and stays with the independent sampler. The tree is inferred afresh at every trial, so a
 branch that appears late is part of it from the first completed trial that uses it (once the
@@ -17,12 +20,13 @@ study has ``MIN_TRIALS_FOR_CONDITIONS`` completed trials).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from optuna.distributions import BaseDistribution, CategoricalDistribution
+from optuna.distributions import BaseDistribution, CategoricalDistribution, IntDistribution
 from optuna.trial import FrozenTrial
 
 # Conditions are inferred from this many completed trials on; before, the tree is flat (the
@@ -31,11 +35,14 @@ from optuna.trial import FrozenTrial
 # choice 44 % of the time, of 10 trials 0.9 % of the time (a binary choice: 0.2 %; simulated).
 # ``test_dynamic_parameter_goes_to_the_independent_sampler`` is such a parameter.
 MIN_TRIALS_FOR_CONDITIONS = 10
+# An int parameter with at most this many values may parent a branch (by a threshold).
+MAX_INT_PARENT_VALUES = 16
 
 
 @dataclasses.dataclass(frozen=True)
 class Condition:
-    """A parameter is active when ``parent`` is active and its choice index is in ``codes``."""
+    """A parameter is active when ``parent`` is active and its choice index (an int parent's:
+    the index of its value on its grid) is in ``codes``."""
 
     parent: str
     codes: frozenset[int]
@@ -43,8 +50,8 @@ class Condition:
 
 @dataclasses.dataclass(frozen=True)
 class Leaf:
-    """One configuration shape: the choice index of every active categorical and the active
-    numeric parameters (both sorted by name)."""
+    """One configuration shape: the choice index of every active branching parameter
+    (categoricals and int parents) and the active numeric parameters (both sorted by name)."""
 
     categoricals: tuple[tuple[str, int], ...]
     numerics: tuple[str, ...]
@@ -63,10 +70,24 @@ class SearchTree:
         """No conditional parameter: the plain intersection search space."""
         return not self.conditions
 
+    @functools.cached_property
+    def int_parents(self) -> frozenset[str]:
+        """The int parameters that parent a condition: modelled as categoricals of their values."""
+        return frozenset(c.parent for c in self.conditions.values() if not self._is_categorical_distribution(c.parent))
+
+    def encoding_distributions(self) -> dict[str, BaseDistribution]:
+        """The distributions as the model sees them: int parents as categoricals of their values."""
+        parents = self.int_parents
+        return {
+            name: CategoricalDistribution(int_values(dist)) if name in parents else dist  # type: ignore[arg-type]
+            for name, dist in self.distributions.items()
+        }
+
+    def _is_categorical_distribution(self, name: str) -> bool:
+        return isinstance(self.distributions[name], CategoricalDistribution)
+
     def _choices(self, name: str) -> int:
-        dist = self.distributions[name]
-        assert isinstance(dist, CategoricalDistribution)
-        return len(dist.choices)
+        return branching_size(self.distributions[name])
 
     def active_names(self, codes: Mapping[str, int]) -> list[str]:
         """The parameters active under the categorical choice indices ``codes`` (sorted)."""
@@ -91,12 +112,13 @@ class SearchTree:
         """The leaf of a configuration, or None if a parameter active under its categorical values
         is missing (a trial still being suggested) or a value is outside its distribution."""
         codes: dict[str, int] = {}
+        parents = self.int_parents
         for name, dist in self.distributions.items():
-            if isinstance(dist, CategoricalDistribution) and name in params:
-                try:
-                    codes[name] = int(dist.to_internal_repr(params[name]))
-                except ValueError:
+            if name in params and (isinstance(dist, CategoricalDistribution) or name in parents):
+                code = branching_code(dist, params[name])
+                if code is None:
                     return None
+                codes[name] = code
         active = self.active_names(codes)
         if any(name not in params for name in active):
             return None
@@ -114,7 +136,8 @@ class SearchTree:
         return Leaf(categoricals, numerics)
 
     def _is_categorical(self, name: str) -> bool:
-        return isinstance(self.distributions[name], CategoricalDistribution)
+        """Whether the parameter branches (a categorical or an int parent)."""
+        return self._is_categorical_distribution(name) or name in self.int_parents
 
     def _open_categorical(self, codes: Mapping[str, int]) -> tuple[str | None, list[str]]:
         """The first active categorical without a choice yet (None: the leaf is complete)."""
@@ -146,6 +169,34 @@ class SearchTree:
             codes[name] = int(rng.integers(self._choices(name)))
 
 
+def int_values(dist: IntDistribution) -> tuple[int, ...]:
+    """The values of an int distribution, in order."""
+    step = 1 if dist.log else dist.step
+    return tuple(range(dist.low, dist.high + 1, step))
+
+
+def branching_size(dist: BaseDistribution) -> int:
+    """How many choices a parameter has as a parent (0: it cannot parent a branch)."""
+    if isinstance(dist, CategoricalDistribution):
+        return len(dist.choices)
+    if isinstance(dist, IntDistribution):
+        n_values = (dist.high - dist.low) // (1 if dist.log else dist.step) + 1
+        return n_values if n_values <= MAX_INT_PARENT_VALUES else 0
+    return 0
+
+
+def branching_code(dist: BaseDistribution, value: Any) -> int | None:
+    """A value's choice index (an int's index on its grid); None if it is not one of them."""
+    try:
+        if isinstance(dist, CategoricalDistribution):
+            return int(dist.to_internal_repr(value))
+        assert isinstance(dist, IntDistribution)
+        index = int_values(dist).index(value)
+    except ValueError:
+        return None
+    return index
+
+
 def _same_distribution(a: BaseDistribution, b: BaseDistribution) -> bool:
     """``a == b``, with a fast path: comparing the attributes directly is several times cheaper
     than Optuna's ``__eq__`` (which compares categorical choices one by one, NaN-aware) and
@@ -165,30 +216,49 @@ def _consistent_distributions(trials: Sequence[FrozenTrial]) -> dict[str, BaseDi
     return {name: dist for name, dist in sorted(seen.items()) if name not in changed and not dist.single()}
 
 
+def _explaining_sets(present: frozenset[int], absent: frozenset[int], n_values: int | None) -> list[frozenset[int]]:
+    """The value sets a parent may explain a child by, from the parent's values where the child
+    is ``present`` and where it is ``absent``: the present values (a categorical), or a threshold
+    between the two (an int parent of ``n_values`` values), which gives the values never tried
+    between them to the child's side, as a layer count does to its layers."""
+    if n_values is None:
+        return [present]
+    if absent and max(absent) < min(present):
+        return [frozenset(range(max(absent) + 1, n_values))]
+    if absent and min(absent) > max(present):
+        return [frozenset(range(0, min(absent)))]
+    return []
+
+
 def _condition(
     presence: Mapping[str, frozenset[int]],
     codes: Mapping[str, dict[int, int]],
+    sizes: Mapping[str, int],
     name: str,
 ) -> Condition | None:
-    """The categorical condition that explains exactly when ``name`` is present, if any.
+    """The condition that explains exactly when ``name`` is present, if any.
 
     A parent must be present in strictly more trials than the child (which makes conditions
     acyclic and keeps a parameter's constant companions from being taken as its parent); among
     the parents that explain the child, the one present in the fewest trials (the deepest) wins,
-    then the first by name.
+    then the first by name. A categorical parent explains by any set of its choices, an int
+    parent (``sizes``: its number of values) by a threshold only, and only where no categorical
+    explains: int values correlate with a branch by chance more easily than choices do.
     """
     present = presence[name]
-    best: tuple[int, str, Condition] | None = None
+    best: tuple[bool, int, str, Condition] | None = None
     for parent, parent_codes in codes.items():
         parent_present = presence[parent]
         if parent == name or not present < parent_present:
             continue
-        values = frozenset(parent_codes[i] for i in present)
-        if all((i in present) == (parent_codes[i] in values) for i in parent_present):
-            candidate = (len(parent_present), parent, Condition(parent, values))
-            if best is None or candidate[:2] < best[:2]:
-                best = candidate
-    return None if best is None else best[2]
+        codes_present = frozenset(parent_codes[i] for i in present)
+        codes_absent = frozenset(parent_codes[i] for i in parent_present - present)
+        for values in _explaining_sets(codes_present, codes_absent, sizes.get(parent)):
+            if all((i in present) == (parent_codes[i] in values) for i in parent_present):
+                candidate = (parent in sizes, len(parent_present), parent, Condition(parent, values))
+                if best is None or candidate[:3] < best[:3]:
+                    best = candidate
+    return None if best is None else best[3]
 
 
 def infer_search_tree(
@@ -210,12 +280,14 @@ def infer_search_tree(
     roots = {name for name in distributions if presence[name] == everywhere}
     if len(trials) < MIN_TRIALS_FOR_CONDITIONS or len(roots) == len(distributions):
         return SearchTree({name: dist for name, dist in distributions.items() if name in roots}, {})
+    sizes = {name: branching_size(dist) for name, dist in distributions.items() if isinstance(dist, IntDistribution)}
+    sizes = {name: size for name, size in sizes.items() if size > 0}
     codes = {
-        name: {i: int(dist.to_internal_repr(trials[i].params[name])) for i in presence[name]}
+        name: {i: branching_code(dist, trials[i].params[name]) for i in presence[name]}
         for name, dist in distributions.items()
-        if isinstance(dist, CategoricalDistribution)
+        if isinstance(dist, CategoricalDistribution) or name in sizes
     }
-    conditions = {name: _condition(presence, codes, name) for name in distributions if name not in roots}
+    conditions = {name: _condition(presence, codes, sizes, name) for name in distributions if name not in roots}
     # Modelled: the root parameters and, transitively, the children of modelled parents.
     modelled = set(roots)
     while children := {

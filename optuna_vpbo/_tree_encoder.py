@@ -8,6 +8,8 @@ level of its own (code = its number of choices), so that the overlap kernel coun
 which it is inactive as agreeing on it; an inactive numeric takes ``INACTIVE_FILL``, so that two
 trials of one leaf coincide in every inactive dimension (docs/decisions.md: the fill value).
 
+An int that parents a branch (``_search_tree``) is encoded as a categorical of its values.
+
 A *row* is the categorical part of a point: the codes of one leaf of the tree (for a flat space,
 one combination of categorical values). Rows are what the value proposals choose between.
 """
@@ -32,14 +34,15 @@ class TreeEncoder:
 
     def __init__(self, tree: SearchTree) -> None:
         self.tree = tree
-        self._space = MixedSpaceEncoder(tree.distributions)
+        distributions = tree.encoding_distributions()
+        self._space = MixedSpaceEncoder(distributions)
         self.categorical_names = self._space.categorical_names
         self.numeric_names = self._space.numeric_names
         # Choices per categorical; the code equal to it is the inactive level.
         self.n_choices = self._space.n_levels
         self.inactive_codes = self.n_choices.astype(np.int32)
         # Any valid value: it stands in for inactive parameters during encoding, then is masked.
-        self._placeholder = {name: _any_value(dist) for name, dist in tree.distributions.items()}
+        self._placeholder = {name: _any_value(dist) for name, dist in distributions.items()}
 
     @property
     def n_categorical(self) -> int:

@@ -260,3 +260,66 @@ def test_the_relative_search_space_is_the_union_of_the_branches() -> None:
     space = sampler.infer_relative_search_space(study, study._storage.get_trial(new._trial_id))
     assert set(space) == {"model", "w", "kind", "depth", "lr"}
     study.tell(new, state=TrialState.FAIL)
+
+
+# --- Branches decided by an int ------------------------------------------------------------
+
+
+def mlp_objective(trial: optuna.Trial) -> float:
+    """The pattern of Optuna's tutorials: a layer count, then one parameter per layer."""
+    n_layers = trial.suggest_int("n_layers", 1, 4)
+    lr = trial.suggest_float("lr", 1e-4, 1e-1, log=True)
+    units = [trial.suggest_int(f"units_{i}", 8, 128, log=True) for i in range(n_layers)]
+    return 0.1 * (n_layers - 3) ** 2 + sum((math.log(u / 64)) ** 2 for u in units) / n_layers + (math.log10(lr) + 2.5) ** 2
+
+
+def mlp_trials(layer_counts: list[int]) -> list[FrozenTrial]:
+    trials = []
+    for n in layer_counts:
+        params: dict[str, Any] = {"n_layers": n, "lr": 0.01, **{f"units_{i}": 32 for i in range(n)}}
+        distributions: dict[str, BaseDistribution] = {
+            "n_layers": IntDistribution(1, 4),
+            "lr": FloatDistribution(1e-4, 1e-1, log=True),
+            **{f"units_{i}": IntDistribution(8, 128, log=True) for i in range(n)},
+        }
+        trials.append(complete_trial(params, distributions))
+    return trials
+
+
+def test_an_int_layer_count_parents_its_layers_by_a_threshold() -> None:
+    tree = infer_search_tree(mlp_trials([1, 2, 3, 4, 2, 3, 1, 4, 3, 2]))
+    assert tree.conditions == {
+        "units_1": Condition("n_layers", frozenset({1, 2, 3})),  # codes: n_layers - 1 >= 1
+        "units_2": Condition("n_layers", frozenset({2, 3})),
+        "units_3": Condition("n_layers", frozenset({3})),
+    }
+    assert tree.int_parents == {"n_layers"}
+    assert len(tree.leaves(limit=10)) == 4
+    assert tree.leaf_of({"n_layers": 2, "lr": 0.1, "units_0": 8, "units_1": 9}) == Leaf((("n_layers", 1),), ("lr", "units_0", "units_1"))
+
+
+def test_an_unseen_int_value_takes_its_side_of_the_threshold() -> None:
+    tree = infer_search_tree(mlp_trials([1, 2, 4, 2, 1, 4, 2, 1, 4, 1]))  # never 3 layers
+    assert tree.conditions["units_2"] == Condition("n_layers", frozenset({2, 3}))
+
+
+def test_scattered_int_values_do_not_explain_a_parameter() -> None:
+    trials = mlp_trials([1, 2, 3, 4, 1, 2, 3, 4, 1, 2])
+    for trial in trials:  # present for odd layer counts: no threshold explains it
+        if trial.params["n_layers"] % 2:
+            trial.params["odd"] = 0.5
+            trial.distributions["odd"] = UNIT
+    assert "odd" not in infer_search_tree(trials).distributions
+
+
+def test_the_sampler_models_every_layer_of_an_mlp_space() -> None:
+    spy = SpyRandomSampler(seed=0)
+    n_startup = MIN_TRIALS_FOR_CONDITIONS
+    sampler = make_sampler(seed=1, n_startup_trials=n_startup, independent_sampler=spy, record_proposals=True)
+    study = run_study(mlp_objective, 30, sampler)
+    assert_all_complete(study, 30)
+    seen_before = {t.number: {name for done in study.trials[: t.number] for name in done.params} for t in study.trials}
+    # After the initial design no layer's parameters fall back to random sampling.
+    assert [(n, name) for n, name in spy.calls if n >= n_startup and name in seen_before[n]] == []
+    assert study.trials[-1].user_attrs["vpbo"]["phase"] == "proposals"
+    assert study.best_value < 0.5
