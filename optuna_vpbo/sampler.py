@@ -12,10 +12,8 @@ from typing import Any
 import numpy as np
 import optuna
 import threadpoolctl
-from optuna._warnings import optuna_warn
 from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler, RandomSampler
-from optuna.samplers._base import _INDEPENDENT_SAMPLING_WARNING_TEMPLATE, _process_constraints_after_trial
 from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
@@ -33,12 +31,22 @@ from optuna_vpbo._multi_objective import (
 )
 from optuna_vpbo import _core
 from optuna_vpbo._proposals import Acquisition, propose, screen_combinations, sobol_candidates
-from optuna_vpbo._targets import (
-    OUTPUT_TRANSFORMS,
-    scalarized_values,
-    standardized_constraint,
-    transformed_targets,
+from optuna_vpbo._optuna_compat import (
+    get_trials,
+    independent_sampling_warning,
+    process_constraints_after_trial,
+    set_trial_user_attr,
+    warn,
 )
+from optuna_vpbo._output_transforms import (
+    ConstraintStandardize,
+    FittedConstraintStandardize,
+    FittedTransform,
+    OutputTransform,
+    make_output_transform,
+    validate_output_transform,
+)
+from optuna_vpbo._targets import scalarized_values
 from optuna_vpbo._search_tree import SearchTree, infer_search_tree
 from optuna_vpbo.search_space import MixedSpaceEncoder
 
@@ -79,8 +87,7 @@ class VPBOSettings:
         return self.n_startup_trials // 2 if self.search_initialization else self.n_startup_trials
 
     def __post_init__(self) -> None:
-        if self.output_transform not in OUTPUT_TRANSFORMS:
-            raise ValueError(f"output_transform must be one of {OUTPUT_TRANSFORMS}, got {self.output_transform!r}.")
+        validate_output_transform(self.output_transform)
         if self.multi_objective not in MULTI_OBJECTIVE_METHODS:
             raise ValueError(
                 f"multi_objective must be one of {MULTI_OBJECTIVE_METHODS}, got {self.multi_objective!r}."
@@ -108,7 +115,7 @@ PRESETS: dict[str, VPBOSettings] = {
 class _ModelFit:
     n_observations: int
     hyperparameters: GPHyperparameters
-    exponent: float | None  # of the Yeo-Johnson output transform
+    transform: FittedTransform  # the output transform fitted with the hyperparameters
 
 
 class VPBOSampler(BaseSampler):
@@ -202,7 +209,7 @@ class VPBOSampler(BaseSampler):
         self._warn_independent_sampling = warn_independent_sampling
         self._constraints_func = constraints_func
         if constraints_func is not None:
-            optuna_warn(
+            warn(
                 "`constraints_func` is deprecated in Optuna 5 (as in Optuna's samplers): use "
                 "`optuna.trial.Trial.set_constraint` instead.",
                 FutureWarning,
@@ -237,7 +244,7 @@ class VPBOSampler(BaseSampler):
             for name, dist in self._intersection_search_space.calculate(study).items()
             if not dist.single()
         }
-        tree = infer_search_tree(study._get_trials(deepcopy=False, states=(TrialState.COMPLETE,), use_cache=True))
+        tree = infer_search_tree(get_trials(study, (TrialState.COMPLETE,), use_cache=True))
         # Conditional parameters join the relative search space, and each trial gets the
         # parameters of one leaf of the tree (``_sample_conditional_locked``).
         return intersection if tree.is_flat else tree.distributions
@@ -277,9 +284,7 @@ class VPBOSampler(BaseSampler):
     ) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """The suggestion, and an alternative for when another worker published the same one."""
         settings = self._settings
-        trials = study._get_trials(
-            deepcopy=False, states=(TrialState.COMPLETE, TrialState.RUNNING), use_cache=False
-        )
+        trials = get_trials(study, (TrialState.COMPLETE, TrialState.RUNNING), use_cache=False)
         tree = infer_search_tree([t for t in trials if t.state == TrialState.COMPLETE], search_space)
         if not tree.is_flat:
             return self._sample_conditional_locked(study, trial, trials, tree)
@@ -304,8 +309,8 @@ class VPBOSampler(BaseSampler):
             return self._propose_hypervolume(study, trial, trials, complete, encoder, key, h, x, values, rng)
         # Several objectives: ParEGO (also the initial design's MES model under EHVI).
         values, direction = _scalar_values(values, study.directions, rng)
-        y, hyperparameters = self._fit_or_reuse(
-            key, h, x, lambda e: transformed_targets(values, direction, settings.output_transform, e), rng
+        y, hyperparameters, _ = self._fit_or_reuse(
+            key, h, x, values, make_output_transform(settings.output_transform, direction), rng
         )
         h_pending, x_pending = _pending_points(trials, trial, encoder)
         gp, _ = _kriging_believer(hyperparameters, h, x, y, h_pending, x_pending)
@@ -373,12 +378,8 @@ class VPBOSampler(BaseSampler):
         h_pending, x_pending = _pending_points(trials, trial, encoder)
         objectives, targets, believed, fits = [], [], [], []
         for j, direction in enumerate(study.directions):
-            y, hyperparameters = self._fit_or_reuse(
-                (*key, f"objective:{j}"),
-                h,
-                x,
-                lambda e, j=j, d=direction: transformed_targets(values[:, j], d, settings.output_transform, e),
-                rng,
+            y, hyperparameters, _ = self._fit_or_reuse(
+                (*key, f"objective:{j}"), h, x, values[:, j], make_output_transform(settings.output_transform, direction), rng
             )
             gp, mean = _kriging_believer(hyperparameters, h, x, y, h_pending, x_pending)
             objectives.append(gp)
@@ -432,8 +433,8 @@ class VPBOSampler(BaseSampler):
         values = np.array([t.values for t in complete], dtype=np.float64)
         values, direction = _scalar_values(values, study.directions, rng)
         key = (study.study_name, repr(sorted(tree.distributions.items())), repr(sorted(tree.conditions.items())))
-        y, hyperparameters = self._fit_or_reuse(
-            key, h, x, lambda e: transformed_targets(values, direction, settings.output_transform, e), rng
+        y, hyperparameters, _ = self._fit_or_reuse(
+            key, h, x, values, make_output_transform(settings.output_transform, direction), rng
         )
         h_pending, x_pending = _conditional_pending_points(trials, trial, encoder)
         gp, _ = _kriging_believer(hyperparameters, h, x, y, h_pending, x_pending)
@@ -483,26 +484,26 @@ class VPBOSampler(BaseSampler):
 
     def _record(self, study: Study, trial: FrozenTrial, diagnostics: dict[str, Any]) -> None:
         if self._settings.record_proposals:
-            study._storage.set_trial_user_attr(trial._trial_id, _DIAGNOSTICS_KEY, diagnostics)
+            set_trial_user_attr(study, trial, _DIAGNOSTICS_KEY, diagnostics)
 
     def _fit_or_reuse(
         self,
         key: tuple[str, ...],
         h: np.ndarray,
         x: np.ndarray,
-        make_targets: Callable[[float | None], tuple[np.ndarray, float | None]],
+        values: np.ndarray,
+        transform: OutputTransform,
         rng: np.random.Generator,
-    ) -> tuple[np.ndarray, GPHyperparameters]:
-        """Targets and GP hyperparameters of one model (``key``): the cached fit (hyperparameters
-        and output-transform exponent) while fewer than ``refit_interval`` trials came since it,
-        else a refit warm-started from it. ``make_targets(exponent)`` returns the targets and the
-        exponent it used (None: fit one)."""
+    ) -> tuple[np.ndarray, GPHyperparameters, FittedTransform]:
+        """Targets of ``values``, GP hyperparameters and fitted output transform of one model
+        (``key``): the cached fit (hyperparameters and fitted transform) while fewer than
+        ``refit_interval`` trials came since it, else a refit warm-started from it."""
         cached = self._fit_cache.get(key)
         n = len(h)
         if cached is not None and 0 <= n - cached.n_observations < self._settings.refit_interval:
-            y, _ = make_targets(cached.exponent)
-            return y, cached.hyperparameters
-        y, exponent = make_targets(None)
+            return cached.transform(values), cached.hyperparameters, cached.transform
+        fitted_transform = transform.fit(values)
+        y = fitted_transform(values)
         fitted = fit_hyperparameters(
             h,
             x,
@@ -511,8 +512,8 @@ class VPBOSampler(BaseSampler):
             n_restarts=self._settings.n_restarts,
             warm_start=cached.hyperparameters if cached is not None else None,
         )
-        self._fit_cache[key] = _ModelFit(n, fitted, exponent)
-        return y, fitted
+        self._fit_cache[key] = _ModelFit(n, fitted, fitted_transform)
+        return y, fitted, fitted_transform
 
     def _constraint_models(
         self,
@@ -534,11 +535,11 @@ class VPBOSampler(BaseSampler):
         models = []
         for j, name in enumerate(names):
             known = ~np.isnan(values[:, j])
-            g, threshold = standardized_constraint(values[known, j])
-            _, hyperparameters = self._fit_or_reuse(
-                (*key, f"constraint:{name}"), h[known], x[known], lambda _: (g, None), rng
+            g, hyperparameters, transform = self._fit_or_reuse(
+                (*key, f"constraint:{name}"), h[known], x[known], values[known, j], ConstraintStandardize(), rng
             )
-            models.append((hyperparameters.make_gp(h[known], x[known], g), threshold))
+            assert isinstance(transform, FittedConstraintStandardize)
+            models.append((hyperparameters.make_gp(h[known], x[known], g), transform.threshold(values[known, j])))
         return models, feasible
 
     def sample_independent(
@@ -551,11 +552,11 @@ class VPBOSampler(BaseSampler):
         if (
             self._warn_independent_sampling
             and not param_distribution.single()
-            and not study._is_multi_objective()
+            and len(study.directions) == 1
             and _n_complete(study) >= self._settings.n_startup_trials
         ):
             _logger.warning(
-                _INDEPENDENT_SAMPLING_WARNING_TEMPLATE.format(
+                independent_sampling_warning(
                     param_name=param_name,
                     trial_number=trial.number,
                     independent_sampler_name=self._independent_sampler.__class__.__name__,
@@ -579,7 +580,7 @@ class VPBOSampler(BaseSampler):
         values: Sequence[float] | None,
     ) -> None:
         if self._constraints_func is not None:
-            _process_constraints_after_trial(self._constraints_func, study, trial, state)
+            process_constraints_after_trial(self._constraints_func, study, trial, state)
         self._independent_sampler.after_trial(study, trial, state, values)
 
 
@@ -648,7 +649,7 @@ def _seed_entropy(seed: int | None) -> int:
 
 
 def _n_complete(study: Study) -> int:
-    return len(study._get_trials(deepcopy=False, states=(TrialState.COMPLETE,), use_cache=True))
+    return len(get_trials(study, (TrialState.COMPLETE,), use_cache=True))
 
 
 def _publish(study: Study, trial: FrozenTrial, params: dict[str, Any]) -> None:
