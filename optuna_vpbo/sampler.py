@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import threading
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -38,6 +37,7 @@ from optuna_vpbo._optuna_compat import (
     set_trial_user_attr,
     warn,
 )
+from optuna_vpbo._pending import covering, on_a_leaf, pending_points, publish, reserve
 from optuna_vpbo._output_transforms import (
     ConstraintStandardize,
     FittedConstraintStandardize,
@@ -56,10 +56,6 @@ _THREADPOOLS = threadpoolctl.ThreadpoolController()
 # the user's trial.
 _MODEL_FAILURES = (RuntimeError, ValueError, ArithmeticError, np.linalg.LinAlgError, MemoryError)
 
-# Running trials publish their suggestion here so that other workers treat them as pending.
-_RELATIVE_PARAMS_KEY = "vpbo:relative_params"
-# Optuna's RDB storage keeps system attributes under 2046 characters.
-_SYSTEM_ATTR_MAX_LENGTH = 2045
 # The trial user attribute of the diagnostics (``record_proposals``).
 _DIAGNOSTICS_KEY = "vpbo"
 # How many of the best value proposals a Proposal keeps for diagnostics.
@@ -269,15 +265,11 @@ class VPBOSampler(BaseSampler):
                 return {}
             # Published before the lock is released, so that the next thread of this process
             # already sees this trial as pending.
-            _publish(study, trial, params)
-        if fallback is not None and _published_by_another(study, trial, params):
-            # Another process computed the same point at the same time (both refined from the
-            # same observed best) and published it: whichever publisher sees the clash takes its
-            # unrefined candidate instead. The later publisher always sees the earlier one, so
-            # at least one of them moves.
-            params = fallback
-            _publish(study, trial, params)
-        return params
+            publish(study, trial, params)
+        if not params:
+            return params
+        # Another process may have chosen the same point meanwhile: move on a clash (``reserve``).
+        return reserve(study, trial, [params] + ([fallback] if fallback is not None else []))
 
     def _sample_relative_locked(
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
@@ -312,7 +304,7 @@ class VPBOSampler(BaseSampler):
         y, hyperparameters, _ = self._fit_or_reuse(
             key, h, x, values, make_output_transform(settings.output_transform, direction), rng
         )
-        h_pending, x_pending = _pending_points(trials, trial, encoder)
+        h_pending, x_pending = pending_points(trials, trial, encoder, covering(search_space))
         gp, _ = _kriging_believer(hyperparameters, h, x, y, h_pending, x_pending)
         constraints, feasible = self._constraint_models(key, complete, h, x, rng)
         best = float(y[feasible].max()) if feasible.any() else math.nan
@@ -375,11 +367,17 @@ class VPBOSampler(BaseSampler):
         """Value proposals by log EHVI: one GP per objective (kriging believers for the running
         trials), the constraint GPs, all combinations on shared candidates (``_multi_objective``)."""
         settings = self._settings
-        h_pending, x_pending = _pending_points(trials, trial, encoder)
+        names = encoder.categorical_names + encoder.numeric_names
+        h_pending, x_pending = pending_points(trials, trial, encoder, covering(names))
         objectives, targets, believed, fits = [], [], [], []
         for j, direction in enumerate(study.directions):
             y, hyperparameters, _ = self._fit_or_reuse(
-                (*key, f"objective:{j}"), h, x, values[:, j], make_output_transform(settings.output_transform, direction), rng
+                (*key, f"objective:{j}"),
+                h,
+                x,
+                values[:, j],
+                make_output_transform(settings.output_transform, direction),
+                rng,
             )
             gp, mean = _kriging_believer(hyperparameters, h, x, y, h_pending, x_pending)
             objectives.append(gp)
@@ -436,7 +434,7 @@ class VPBOSampler(BaseSampler):
         y, hyperparameters, _ = self._fit_or_reuse(
             key, h, x, values, make_output_transform(settings.output_transform, direction), rng
         )
-        h_pending, x_pending = _conditional_pending_points(trials, trial, encoder)
+        h_pending, x_pending = pending_points(trials, trial, encoder, on_a_leaf(tree))
         gp, _ = _kriging_believer(hyperparameters, h, x, y, h_pending, x_pending)
         constraints, feasible = self._constraint_models(key, complete, h, x, rng)
         best = float(y[feasible].max()) if feasible.any() else math.nan
@@ -650,73 +648,3 @@ def _seed_entropy(seed: int | None) -> int:
 
 def _n_complete(study: Study) -> int:
     return len(get_trials(study, (TrialState.COMPLETE,), use_cache=True))
-
-
-def _publish(study: Study, trial: FrozenTrial, params: dict[str, Any]) -> None:
-    """Write the suggestion into the trial's system attributes, in chunks, count last."""
-    if not params:
-        return
-    encoded = json.dumps(params)
-    chunks = [encoded[i : i + _SYSTEM_ATTR_MAX_LENGTH] for i in range(0, len(encoded), _SYSTEM_ATTR_MAX_LENGTH)]
-    for i, chunk in enumerate(chunks):
-        study._storage.set_trial_system_attr(trial._trial_id, f"{_RELATIVE_PARAMS_KEY}:{i}", chunk)
-    study._storage.set_trial_system_attr(trial._trial_id, f"{_RELATIVE_PARAMS_KEY}:count", len(chunks))
-
-
-def _in_flight_params(trial: FrozenTrial) -> dict[str, Any]:
-    """A running trial's parameters: those it has set, plus the suggestion it published."""
-    count = trial.system_attrs.get(f"{_RELATIVE_PARAMS_KEY}:count", 0)
-    chunks = [trial.system_attrs.get(f"{_RELATIVE_PARAMS_KEY}:{i}") for i in range(count)]
-    try:
-        params = json.loads("".join(chunks)) if count and None not in chunks else {}
-    except ValueError:
-        params = {}  # read while being rewritten: the trial is seen again at the next call
-    params.update(trial.params)
-    return params
-
-
-def _published_by_another(study: Study, current: FrozenTrial, params: dict[str, Any]) -> bool:
-    running = study._get_trials(deepcopy=False, states=(TrialState.RUNNING,), use_cache=False)
-    return any(t.number != current.number and _in_flight_params(t) == params for t in running)
-
-
-def _other_running_params(trials: list[FrozenTrial], current: FrozenTrial) -> Iterator[dict[str, Any]]:
-    """The in-flight parameters of every running trial other than ``current``."""
-    for t in trials:
-        if t.state == TrialState.RUNNING and t.number != current.number:
-            yield _in_flight_params(t)
-
-
-def _pending_points(
-    trials: list[FrozenTrial], current: FrozenTrial, encoder: MixedSpaceEncoder
-) -> tuple[np.ndarray, np.ndarray]:
-    """Encoded points (h, x) of the other running trials whose parameters cover the search
-    space (empty arrays when there are none)."""
-    names = set(encoder.categorical_names) | set(encoder.numeric_names)
-    points = []
-    for params in _other_running_params(trials, current):
-        if names <= params.keys():
-            try:
-                points.append(encoder.encode([params]))
-            except (ValueError, KeyError, TypeError):
-                continue  # values from another search space: not a pending point of this one
-    h_pending = np.zeros((0, encoder.n_categorical), dtype=np.int32)
-    x_pending = np.zeros((0, encoder.n_numeric))
-    return (
-        np.vstack([h_pending, *(p[0] for p in points)]).astype(np.int32),
-        np.vstack([x_pending, *(p[1] for p in points)]),
-    )
-
-
-def _conditional_pending_points(
-    trials: list[FrozenTrial], current: FrozenTrial, encoder: ConditionalEncoder
-) -> tuple[np.ndarray, np.ndarray]:
-    """Encoded points (h, x) of the other running trials that have every parameter of a leaf of
-    the tree (empty arrays when there are none)."""
-    points = []
-    for params in _other_running_params(trials, current):
-        leaf = encoder.tree.leaf_of(params)
-        if leaf is not None:
-            active = {name for name, _ in leaf.categoricals} | set(leaf.numerics)
-            points.append({name: value for name, value in params.items() if name in active})
-    return encoder.encode(points)

@@ -38,7 +38,7 @@ import pytest  # noqa: E402
 from optuna.trial import FrozenTrial, TrialState  # noqa: E402
 
 from optuna_vpbo import VPBOSampler  # noqa: E402
-from optuna_vpbo.sampler import _RELATIVE_PARAMS_KEY  # noqa: E402
+from optuna_vpbo._pending import RELATIVE_PARAMS_KEY  # noqa: E402
 
 # Small enough that a few trials reach the GP phase, fast on a shared 2-core machine.
 N_STARTUP = 4
@@ -92,8 +92,8 @@ def assert_all_complete(study: optuna.Study, n_trials: int) -> None:
 
 def published_params(trial: FrozenTrial) -> dict[str, Any] | None:
     """The GP's suggestion that the sampler published for a trial, None if it made none."""
-    count = trial.system_attrs.get(f"{_RELATIVE_PARAMS_KEY}:count", 0)
-    chunks = [trial.system_attrs[f"{_RELATIVE_PARAMS_KEY}:{i}"] for i in range(count)]
+    count = trial.system_attrs.get(f"{RELATIVE_PARAMS_KEY}:count", 0)
+    chunks = [trial.system_attrs[f"{RELATIVE_PARAMS_KEY}:{i}"] for i in range(count)]
     return json.loads("".join(chunks)) if chunks else None
 
 

@@ -23,7 +23,7 @@ from conftest import (
     optimize_stored_study,
     published_params,
 )
-from optuna_vpbo.sampler import _SYSTEM_ATTR_MAX_LENGTH
+from optuna_vpbo._pending import SYSTEM_ATTR_MAX_LENGTH
 
 WORKER_TIMEOUT_SECONDS = 180
 
@@ -72,7 +72,7 @@ def test_long_suggestion_is_stored_in_chunks(storage: str | optuna.storages.Base
     assert_all_complete(study, 6)
     last = study.trials[-1]
     assert "vpbo:relative_params:1" in last.system_attrs, "the suggestion should need two chunks"
-    assert all(len(v) <= _SYSTEM_ATTR_MAX_LENGTH for v in last.system_attrs.values() if isinstance(v, str))
+    assert all(len(v) <= SYSTEM_ATTR_MAX_LENGTH for v in last.system_attrs.values() if isinstance(v, str))
     assert_gp_suggestions_used(study)
     assert published_params(last) == last.params
 
