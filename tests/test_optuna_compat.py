@@ -94,3 +94,22 @@ def test_nan_constraints_are_refused() -> None:
     trial = study.ask()
     with pytest.raises(ValueError, match="NaN"):
         process_constraints_after_trial(lambda _: (float("nan"),), study, study.trials[trial.number], TrialState.COMPLETE)
+
+
+def test_a_short_constrained_study_reaches_the_model() -> None:
+    """Every compat function on the sampler's own path: the model phases, diagnostics (user
+    attributes), publication (system attributes) and constraints."""
+    from optuna_vpbo import VPBOSampler
+
+    def objective(trial: optuna.Trial) -> float:
+        kind = trial.suggest_categorical("kind", ["a", "b"])
+        x = trial.suggest_float("x", -1.0, 1.0)
+        trial.set_constraint("c", x - 0.5)
+        return x * x + (kind == "b")
+
+    study = optuna.create_study(sampler=VPBOSampler(seed=0, n_startup_trials=4, record_proposals=True))
+    study.optimize(objective, n_trials=8)
+    phases = [t.user_attrs["vpbo"]["phase"] for t in study.trials]
+    assert phases == ["random", "random", "mes", "mes"] + ["proposals"] * 4, phases
+    assert all(any(k.startswith("vpbo:relative_params") for k in t.system_attrs) for t in study.trials[2:])
+    assert len({tuple(sorted(t.params.items())) for t in study.trials}) == 8
