@@ -49,6 +49,8 @@ WORKERS_TIMEOUT_SECONDS = 120
 # within this distance of the sequential run: far better than random search, and a margin for
 # the information that pending points hold back.
 BEST_VALUE_TOLERANCE = 0.1
+
+
 def postgres_storage(directory: Path) -> str:
     url = os.environ.get(POSTGRES_URL_VARIABLE)
     if not url:
