@@ -15,7 +15,7 @@ import numpy as np
 import scipy.optimize
 
 from optuna_vpbo import _core
-from optuna_vpbo._targets import FittedTransform, OutputTransform
+from optuna_vpbo._output_transforms import FittedTransform, OutputTransform
 
 # Bounds on targets standardised to zero mean and unit variance, and x in [0, 1]^d.
 LENGTHSCALE_BOUNDS = (1e-2, 20.0)
@@ -155,14 +155,15 @@ class ModelCache:
         values: np.ndarray,
         transform: OutputTransform,
         rng: np.random.Generator,
-    ) -> tuple[np.ndarray, GPHyperparameters]:
-        """The targets of ``values`` and the hyperparameters of the model ``key``."""
+    ) -> tuple[np.ndarray, GPHyperparameters, FittedTransform]:
+        """The targets of ``values``, the hyperparameters and the fitted output transform of the
+        model ``key``."""
         cached = self._fits.get(key)
         if cached is not None and 0 <= len(h) - cached.n_observations < self._refit_interval:
-            return cached.transform(values), cached.hyperparameters
+            return cached.transform(values), cached.hyperparameters, cached.transform
         fitted_transform = transform.fit(values)
         y = fitted_transform(values)
         warm_start = cached.hyperparameters if cached is not None else None
         fitted = fit_hyperparameters(h, x, y, rng=rng, n_restarts=self._n_restarts, warm_start=warm_start)
         self._fits[key] = ModelFit(len(h), fitted, fitted_transform)
-        return y, fitted
+        return y, fitted, fitted_transform

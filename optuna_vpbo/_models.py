@@ -12,7 +12,7 @@ from optuna.trial import FrozenTrial
 
 from optuna_vpbo import _core
 from optuna_vpbo._fit import GPHyperparameters, ModelCache
-from optuna_vpbo._targets import ConstraintTransform, OutputTransform, standardized_constraint
+from optuna_vpbo._output_transforms import ConstraintStandardize, FittedConstraintStandardize, OutputTransform
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,7 +46,7 @@ def objective_model(
     points (h, x) at its posterior mean there (the kriging believer: the mean is kept and the
     variance shrinks, so that workers spread out)."""
     h, x, values = data
-    y, hyperparameters = cache.fit_or_reuse(key, h, x, values, transform, rng)
+    y, hyperparameters, _ = cache.fit_or_reuse(key, h, x, values, transform, rng)
     gp = hyperparameters.make_gp(h, x, y)
     h_pending, x_pending = pending
     if not len(h_pending):
@@ -75,9 +75,9 @@ def constraint_models(
     models = []
     for j, name in enumerate(names):
         known = ~np.isnan(values[:, j])
-        g, threshold = standardized_constraint(values[known, j])
-        _, hyperparameters = cache.fit_or_reuse(
-            (*key, f"constraint:{name}"), h[known], x[known], values[known, j], ConstraintTransform(), rng
+        g, hyperparameters, transform = cache.fit_or_reuse(
+            (*key, f"constraint:{name}"), h[known], x[known], values[known, j], ConstraintStandardize(), rng
         )
-        models.append(ConstraintModel(hyperparameters.make_gp(h[known], x[known], g), threshold))
+        assert isinstance(transform, FittedConstraintStandardize)  # what ConstraintStandardize fits
+        models.append(ConstraintModel(hyperparameters.make_gp(h[known], x[known], g), transform.threshold(values[known, j])))
     return models, feasible

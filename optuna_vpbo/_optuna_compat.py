@@ -1,46 +1,68 @@
-"""Every Optuna private name the sampler uses, in one place (tested against the declared Optuna
-versions in tests/test_optuna_compat.py)."""
+"""The one home of the Optuna private names this package uses.
+
+Optuna's samplers reach into the study's storage and a few private helpers; VPBOSampler does the
+same, but only through the functions below, so that an Optuna release that renames one breaks
+this module and its test (``tests/test_optuna_compat.py``) rather than the sampler. The Optuna
+versions this module is tested against are declared in ``pyproject.toml``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Container, Sequence
 from typing import Any
 
-from optuna._warnings import optuna_warn
-from optuna.samplers._base import _INDEPENDENT_SAMPLING_WARNING_TEMPLATE, _process_constraints_after_trial
 from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
+try:  # Optuna >= 4.5 (hides Optuna's own frames from the warning's location)
+    from optuna._warnings import optuna_warn as _optuna_warn
+except ImportError:  # older Optuna: the plain warning
+    _optuna_warn = None
+from optuna.samplers._base import _INDEPENDENT_SAMPLING_WARNING_TEMPLATE, _process_constraints_after_trial
 
-def get_trials(study: Study, states: tuple[TrialState, ...], *, use_cache: bool) -> list[FrozenTrial]:
-    """The study's trials in ``states`` without copies (never mutate them); ``use_cache=False``
-    reads the storage afresh (other processes' trials)."""
+
+def get_trials(study: Study, states: Container[TrialState] | None = None, *, use_cache: bool) -> list[FrozenTrial]:
+    """The study's trials in ``states`` (None: all), not deep-copied: the caller must not change
+    them. ``use_cache=True`` may return the list this thread read earlier in the same trial
+    (Optuna's per-thread cache of ``Study._get_trials``); False reads the storage."""
     return study._get_trials(deepcopy=False, states=states, use_cache=use_cache)
 
 
 def set_trial_user_attr(study: Study, trial: FrozenTrial, key: str, value: Any) -> None:
+    """Write a user attribute of a trial that a sampler holds as a FrozenTrial (no Trial object)."""
     study._storage.set_trial_user_attr(trial._trial_id, key, value)
 
 
 def set_trial_system_attr(study: Study, trial: FrozenTrial, key: str, value: Any) -> None:
+    """Write a system attribute of a trial that a sampler holds as a FrozenTrial."""
     study._storage.set_trial_system_attr(trial._trial_id, key, value)
 
 
 def warn(message: str, category: type[Warning] = UserWarning) -> None:
-    optuna_warn(message, category)
+    """Warn as Optuna does (``optuna._warnings.optuna_warn`` where it exists)."""
+    if _optuna_warn is not None:
+        _optuna_warn(message, category)
+    else:
+        warnings.warn(message, category, stacklevel=2)
 
 
-def independent_sampling_message(param_name: str, trial_number: int, independent: str, sampler: str, reason: str) -> str:
+def independent_sampling_warning(
+    *, param_name: str, trial_number: int, independent_sampler_name: str, sampler_name: str, fallback_reason: str
+) -> str:
+    """Optuna's message for a parameter that falls back to the independent sampler."""
     return _INDEPENDENT_SAMPLING_WARNING_TEMPLATE.format(
         param_name=param_name,
         trial_number=trial_number,
-        independent_sampler_name=independent,
-        sampler_name=sampler,
-        fallback_reason=reason,
+        independent_sampler_name=independent_sampler_name,
+        sampler_name=sampler_name,
+        fallback_reason=fallback_reason,
     )
 
 
 def process_constraints_after_trial(
     constraints_func: Callable[[FrozenTrial], Sequence[float]], study: Study, trial: FrozenTrial, state: TrialState
 ) -> None:
+    """Evaluate ``constraints_func`` on a finished trial and store its values where
+    ``FrozenTrial.constraints`` reads them, as Optuna's samplers do in ``after_trial``."""
     _process_constraints_after_trial(constraints_func, study, trial, state)

@@ -1,69 +1,141 @@
-"""The pending-point protocol of many workers: a trial publishes its suggestion into its system
-attributes, so that other workers (threads or processes) treat it as pending, and a worker that
-finds the same suggestion published by another running trial takes its alternative."""
+"""The pending-point protocol of many workers sharing one study.
+
+A trial's suggestion is written into its system attributes (``publish``) before the sampler
+returns it, so that every other worker, in this process or another, reads it as the trial's
+in-flight parameters (``in_flight_params``): the GP conditions on those points
+(``pending_points``), and a worker does not return a point that another trial holds
+(``reserve``). What this guarantees is in docs/many-workers.md.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
-from optuna_vpbo import _optuna_compat
+from optuna_vpbo._optuna_compat import get_trials, set_trial_system_attr
 
+# Running trials publish their suggestion under this system-attribute prefix.
 RELATIVE_PARAMS_KEY = "vpbo:relative_params"
 # Optuna's RDB storage keeps system attributes under 2046 characters.
 SYSTEM_ATTR_MAX_LENGTH = 2045
+# Publish-and-check rounds of ``reserve`` before it gives up moving (each round moves once).
+MAX_RESERVE_ROUNDS = 8
+
+Params = dict[str, Any]
 
 
-def publish(study: Study, trial: FrozenTrial, params: dict[str, Any]) -> None:
-    """Write the suggestion into the trial's system attributes, in chunks, count last."""
+class Encoder(Protocol):
+    """What ``pending_points`` needs of an encoder (``TreeEncoder``)."""
+
+    def encode(self, params_list: Sequence[Mapping[str, Any]]) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+def chunks_of(params: Mapping[str, Any]) -> list[str]:
+    """The JSON of ``params`` cut into pieces that fit one system attribute each."""
+    encoded = json.dumps(params)
+    return [encoded[i : i + SYSTEM_ATTR_MAX_LENGTH] for i in range(0, len(encoded), SYSTEM_ATTR_MAX_LENGTH)]
+
+
+def publish(study: Study, trial: FrozenTrial, params: Mapping[str, Any]) -> None:
+    """Write the suggestion into the trial's system attributes: chunks first, their count last,
+    so that a reader never takes a partial write for a whole one. Nothing for an empty one."""
     if not params:
         return
-    encoded = json.dumps(params)
-    chunks = [encoded[i : i + SYSTEM_ATTR_MAX_LENGTH] for i in range(0, len(encoded), SYSTEM_ATTR_MAX_LENGTH)]
+    chunks = chunks_of(params)
     for i, chunk in enumerate(chunks):
-        _optuna_compat.set_trial_system_attr(study, trial, f"{RELATIVE_PARAMS_KEY}:{i}", chunk)
-    _optuna_compat.set_trial_system_attr(study, trial, f"{RELATIVE_PARAMS_KEY}:count", len(chunks))
+        set_trial_system_attr(study, trial, f"{RELATIVE_PARAMS_KEY}:{i}", chunk)
+    set_trial_system_attr(study, trial, f"{RELATIVE_PARAMS_KEY}:count", len(chunks))
 
 
-def in_flight_params(trial: FrozenTrial) -> dict[str, Any]:
-    """A running trial's parameters: those it has set, plus the suggestion it published."""
+def published_params(trial: FrozenTrial) -> Params | None:
+    """The suggestion a trial published; None if none, or if read while being rewritten (a longer
+    suggestion's chunks not all there, or a mix of two that is no JSON)."""
     count = trial.system_attrs.get(f"{RELATIVE_PARAMS_KEY}:count", 0)
     chunks = [trial.system_attrs.get(f"{RELATIVE_PARAMS_KEY}:{i}") for i in range(count)]
+    if not count or None in chunks:
+        return None
     try:
-        params = json.loads("".join(chunks)) if count and None not in chunks else {}
+        params = json.loads("".join(chunks))
     except ValueError:
-        params = {}  # read while being rewritten: the trial is seen again at the next call
-    params.update(trial.params)
-    return params
+        return None  # the trial is seen again at the next read
+    return params if isinstance(params, dict) else None
 
 
-def published_by_another(study: Study, current: FrozenTrial, params: dict[str, Any]) -> bool:
-    running = _optuna_compat.get_trials(study, (TrialState.RUNNING,), use_cache=False)
-    return any(t.number != current.number and in_flight_params(t) == params for t in running)
+def in_flight_params(trial: FrozenTrial) -> Params:
+    """A trial's parameters: the suggestion it published, updated by those it has set."""
+    return {**(published_params(trial) or {}), **trial.params}
 
 
-def _other_running_params(trials: list[FrozenTrial], current: FrozenTrial) -> Iterator[dict[str, Any]]:
+def other_running_params(trials: Iterable[FrozenTrial], current: FrozenTrial) -> Iterator[Params]:
+    """The in-flight parameters of every running trial other than ``current``."""
     for t in trials:
         if t.state == TrialState.RUNNING and t.number != current.number:
             yield in_flight_params(t)
 
 
 def pending_points(
-    trials: list[FrozenTrial],
+    trials: Iterable[FrozenTrial],
     current: FrozenTrial,
-    active_params: Callable[[Mapping[str, Any]], dict[str, Any] | None],
-    encode: Callable[[list[dict[str, Any]]], tuple[np.ndarray, np.ndarray]],
+    encoder: Encoder,
+    select: Callable[[Params], Params | None],
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Encoded points (h, x) of the other running trials whose in-flight parameters make a
-    point of the space (``active_params`` returns None for those that do not)."""
-    points = []
-    for params in _other_running_params(trials, current):
-        active = active_params(params)
-        if active is not None:
-            points.append(active)
-    return encode(points)
+    """Encoded points (h int32, x float64) of the other running trials whose in-flight parameters
+    ``select`` maps to encodable ones (``TreeEncoder.active_params``: the parameters of the
+    leaf they complete, or None), empty arrays when there are none. Values the encoder
+    rejects (another search space's) are not pending points of this one."""
+    rows = [encoder.encode([])]
+    for params in other_running_params(trials, current):
+        selected = select(params)
+        if selected is None:
+            continue
+        try:
+            rows.append(encoder.encode([selected]))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return np.vstack([h for h, _ in rows]).astype(np.int32), np.vstack([x for _, x in rows])
+
+
+def holds(other: Mapping[str, Any], params: Mapping[str, Any]) -> bool:
+    """Whether a trial with parameters ``other`` holds the point ``params`` (same values of
+    every parameter of ``params``)."""
+    return all(name in other and other[name] == value for name, value in params.items())
+
+
+def taken_by_others(study: Study, current: FrozenTrial) -> list[Params]:
+    """The parameters every other trial of the study holds, read from the storage now: those it
+    published or set, whatever its state (running, complete, failed...)."""
+    trials = get_trials(study, None, use_cache=False)
+    return [in_flight_params(t) for t in trials if t.number != current.number]
+
+
+def first_free(choices: Sequence[Params], taken: Sequence[Params]) -> Params | None:
+    """The first of ``choices`` that no ``taken`` parameters hold; None if all are held."""
+    return next((c for c in choices if not any(holds(t, c) for t in taken)), None)
+
+
+def reserve(study: Study, current: FrozenTrial, choices: Sequence[Params]) -> Params:
+    """The suggestion ``current`` keeps: ``choices[0]``, already published, unless another trial
+    holds it, then the first of the alternatives ``choices[1:]`` that none holds.
+
+    Publish, then read every other trial; on a clash move and check again. Whichever of two
+    trials that publish the same point writes last reads the other's publication and moves, so
+    two trials that both end here never keep the same point (the storage being linearizable:
+    a read after a write sees every write completed before it). Without a free alternative, or
+    after ``MAX_RESERVE_ROUNDS`` moves, the last published choice is kept.
+    """
+    kept = choices[0]
+    for _ in range(MAX_RESERVE_ROUNDS):
+        taken = taken_by_others(study, current)
+        if not any(holds(t, kept) for t in taken):
+            return kept
+        free = first_free(choices, taken)
+        if free is None:
+            return kept
+        kept = free
+        publish(study, current, kept)
+    return kept

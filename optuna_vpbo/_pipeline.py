@@ -29,7 +29,7 @@ from optuna_vpbo._multi_objective import MAX_FRONT_STARTS, feasible_front, scala
 from optuna_vpbo._proposals import N_SCREEN_CANDIDATES, Proposal, RefinementStarts, propose, screen, sobol_candidates
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import VPBOSettings
-from optuna_vpbo._targets import ObjectiveTransform
+from optuna_vpbo._output_transforms import make_output_transform
 from optuna_vpbo._tree_encoder import TreeEncoder
 
 # How many of the best value proposals the diagnostics keep.
@@ -76,7 +76,7 @@ class TrialPipeline:
         if len(observed.complete) >= self._settings.n_startup_trials and self._uses_hypervolume(study, observed.encoder):
             return self._propose_hypervolume(study, observed, rng)
         values, direction = scalar_values(observed.values, study.directions, rng)
-        transform = ObjectiveTransform(self._settings.output_transform, direction)
+        transform = make_output_transform(self._settings.output_transform, direction)
         model = objective_model(self._cache, observed.key, (observed.h, observed.x, values), transform, observed.pending, rng)
         constraints, feasible = constraint_models(self._cache, observed.key, observed.complete, observed.h, observed.x, rng)
         candidates = sobol_candidates(observed.encoder.n_numeric, self._settings.n_candidates, rng)
@@ -100,7 +100,7 @@ class TrialPipeline:
                 self._cache,
                 (*observed.key, f"objective:{j}"),
                 (observed.h, observed.x, observed.values[:, j]),
-                ObjectiveTransform(self._settings.output_transform, direction),
+                make_output_transform(self._settings.output_transform, direction),
                 observed.pending,
                 rng,
             )
@@ -151,7 +151,7 @@ def _observe(study: Study, trial: FrozenTrial, search_space: Mapping[str, BaseDi
     complete = [t for t in finished if encoder.covers(t.params)]
     h, x = encoder.encode([t.params for t in complete])
     values = np.array([t.values for t in complete], dtype=np.float64).reshape(len(complete), len(study.directions))
-    pending = _pending.pending_points(trials, trial, encoder.active_params, encoder.encode)
+    pending = _pending.pending_points(trials, trial, encoder, encoder.active_params)
     key = (study.study_name, repr(sorted(tree.distributions.items())), repr(sorted(tree.conditions.items())))
     return _Observations(encoder, complete, h, x, values, pending, key)
 

@@ -29,11 +29,8 @@ import numpy as np
 from optuna.distributions import BaseDistribution, CategoricalDistribution, IntDistribution
 from optuna.trial import FrozenTrial
 
-# Conditions are inferred from this many completed trials on; before, the tree is flat (the
-# intersection search space). With a handful of trials chance explains the presence of almost
-# any parameter: one present in a random third of 3 trials is explained by a random three-way
-# choice 44 % of the time, of 10 trials 0.9 % of the time (a binary choice: 0.2 %; simulated).
-# ``test_dynamic_parameter_goes_to_the_independent_sampler`` is such a parameter.
+# Conditions are inferred from this many completed trials on (before, the tree is flat): with
+# fewer, chance explains the presence of almost any parameter (docs/decisions.md).
 MIN_TRIALS_FOR_CONDITIONS = 10
 # An int parameter with at most this many values may parent a branch (by a threshold).
 MAX_INT_PARENT_VALUES = 16

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-OUTPUT_TRANSFORM_NAMES = ("standardize", "yeo-johnson", "copula")
+from optuna_vpbo._output_transforms import validate_output_transform
+
 MULTI_OBJECTIVE_METHODS = ("ehvi", "parego")
 
 
@@ -29,8 +30,7 @@ class VPBOSettings:
         return self.n_startup_trials // 2 if self.search_initialization else self.n_startup_trials
 
     def __post_init__(self) -> None:
-        if self.output_transform not in OUTPUT_TRANSFORM_NAMES:
-            raise ValueError(f"output_transform must be one of {OUTPUT_TRANSFORM_NAMES}, got {self.output_transform!r}.")
+        validate_output_transform(self.output_transform)
         if self.multi_objective not in MULTI_OBJECTIVE_METHODS:
             raise ValueError(
                 f"multi_objective must be one of {MULTI_OBJECTIVE_METHODS}, got {self.multi_objective!r}."

@@ -16,7 +16,7 @@ from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
 from optuna_vpbo import _core, _optuna_compat, _pending
-from optuna_vpbo._pipeline import Suggestion, TrialPipeline
+from optuna_vpbo._pipeline import TrialPipeline
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import PRESETS, VPBOSettings
 
@@ -176,18 +176,11 @@ class VPBOSampler(BaseSampler):
             # already sees this trial as pending.
             _pending.publish(study, trial, suggestion.params)
         self._record(study, trial, suggestion.diagnostics)
-        return self._resolve_clash(study, trial, suggestion)
-
-    def _resolve_clash(self, study: Study, trial: FrozenTrial, suggestion: Suggestion) -> dict[str, Any]:
-        """Another process may have computed the same point at the same time (both refined from
-        the same observed best) and published it: whichever publisher sees the clash takes its
-        unrefined candidate instead. The later publisher always sees the earlier one, so at
-        least one of them moves."""
-        params = suggestion.params
-        if suggestion.alternative is not None and _pending.published_by_another(study, trial, params):
-            params = suggestion.alternative
-            _pending.publish(study, trial, params)
-        return params
+        if not suggestion.params:
+            return {}
+        # Another worker may hold the same point (docs/many-workers.md): move on a clash.
+        alternatives = [suggestion.alternative] if suggestion.alternative is not None else []
+        return _pending.reserve(study, trial, [suggestion.params, *alternatives])
 
     def _record(self, study: Study, trial: FrozenTrial, diagnostics: dict[str, Any]) -> None:
         if self._settings.record_proposals:
@@ -207,13 +200,15 @@ class VPBOSampler(BaseSampler):
             and _n_complete(study) >= self._settings.n_startup_trials
         ):
             _logger.warning(
-                _optuna_compat.independent_sampling_message(
-                    param_name,
-                    trial.number,
-                    self._independent_sampler.__class__.__name__,
-                    self.__class__.__name__,
-                    "the parameter is not in every completed trial and its presence is not explained "
-                    "by the values of one categorical parameter",
+                _optuna_compat.independent_sampling_warning(
+                    param_name=param_name,
+                    trial_number=trial.number,
+                    independent_sampler_name=self._independent_sampler.__class__.__name__,
+                    sampler_name=self.__class__.__name__,
+                    fallback_reason=(
+                        "the parameter is not in every completed trial and its presence is not explained "
+                        "by the values of one categorical parameter or a threshold on one int parameter"
+                    ),
                 )
             )
         return self._independent_sampler.sample_independent(study, trial, param_name, param_distribution)

@@ -8,7 +8,7 @@ import pytest
 from optuna.study import StudyDirection
 
 from conftest import assert_all_complete, assert_gp_suggestions_used, make_sampler
-from optuna_vpbo._targets import scalarized_values, standardized_constraint
+from optuna_vpbo._targets import scalarized_values
 
 
 def constrained_objective(trial: optuna.Trial) -> float:
@@ -80,13 +80,6 @@ def test_parego_scalarisation_follows_the_weights() -> None:
     # maximising flips the order
     maximise = [StudyDirection.MAXIMIZE, StudyDirection.MAXIMIZE]
     assert np.argmax(scalarized_values(values, maximise, np.array([0.0, 1.0]))) == 0
-
-
-def test_standardized_constraint_maps_zero_to_the_threshold() -> None:
-    g = np.array([-2.0, 0.5, 3.0, 1.0])
-    standardized, threshold = standardized_constraint(g)
-    assert standardized.mean() == pytest.approx(0.0, abs=1e-12)
-    assert np.all((standardized <= threshold) == (g <= 0))
 
 
 @pytest.mark.parametrize("method", ["ehvi", "parego"])

@@ -49,13 +49,8 @@ WORKERS_TIMEOUT_SECONDS = 120
 # within this distance of the sequential run: far better than random search, and a margin for
 # the information that pending points hold back.
 BEST_VALUE_TOLERANCE = 0.1
-# Two trials of the workers can share their parameters, a known issue of the sampler: (1) once
-# the GP has converged, propose() refines x from the best observed points and refine() returns
-# its start point when L-BFGS-B does not improve on it, so an observed point is proposed again
-# (in sequential runs too); (2) a trial publishes its suggestion only after computing it, so a
-# worker in another process sampling meanwhile does not see it as pending and, refining from the
-# same observed points on the same data, can choose the same point (threads of one process wait
-# for the publication: the sampler's lock).
+
+
 def postgres_storage(directory: Path) -> str:
     url = os.environ.get(POSTGRES_URL_VARIABLE)
     if not url:
@@ -127,12 +122,9 @@ def test_workers_best_is_comparable_to_a_sequential_run(workers_run: WorkersRun,
     assert best <= sequential_best + BEST_VALUE_TOLERANCE, (best, sequential_best)
 
 
-# Known, rare (about 1 run in 3 here): two processes whose L-BFGS-B refinements both end on
-# the same corner of the box at the same moment, despite the publish-then-check clash rule.
-# Sequential and threaded runs are checked strictly (test_two_threads_in_one_process and
-# test_sampler_behaviour.py).
-@pytest.mark.xfail(strict=False, reason="rare cross-process race: two workers refine to the same box corner")
 def test_workers_never_evaluate_one_point_twice(workers_run: WorkersRun) -> None:
+    # Each suggestion is reserved (``_pending.reserve``): published, then checked against every
+    # other trial of the study, whatever its state (docs/many-workers.md).
     assert_distinct_params(workers_run.study)
 
 

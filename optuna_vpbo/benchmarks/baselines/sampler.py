@@ -2,7 +2,7 @@
 
 It speaks Optuna's protocol as VPBOSampler does (``intersection_sampler``): the complete trials
 that cover the relative search space are encoded by ``MixedSpaceEncoder`` into (h, x), with
-standardised targets to maximise (``transformed_targets(..., "standardize")``) and raw rewards;
+standardised targets to maximise (``_output_transforms.Standardize``) and raw rewards;
 the strategy (``strategy.Strategy``) chooses the next (h, x), which is decoded exactly onto
 Optuna's grids. The strategy's random numbers come from a generator seeded by (seed, trial
 number). Multi-objective studies are sampled at random (the baselines are single-objective).
@@ -19,7 +19,8 @@ from optuna.samplers import BaseSampler
 from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
-from optuna_vpbo._targets import finite_values, transformed_targets
+from optuna_vpbo._output_transforms import Standardize
+from optuna_vpbo._targets import finite_values
 from optuna_vpbo.benchmarks.baselines.strategy import Observations, Strategy
 from optuna_vpbo.benchmarks.intersection_sampler import IntersectionSpaceSampler, search_space_key
 from optuna_vpbo.sampler import THREADPOOLS, seed_entropy
@@ -37,7 +38,7 @@ def observations(study: Study, search_space: dict[str, BaseDistribution]) -> tup
     h, x = encoder.encode([t.params for t in complete])
     values = finite_values(np.array([t.value for t in complete], dtype=np.float64))
     rewards = -values if study.direction == StudyDirection.MINIMIZE else values
-    y = transformed_targets(values, study.direction, "standardize")[0] if len(values) else values
+    y = Standardize(study.direction).fit(values)(values) if len(values) else values
     key = search_space_key(study, search_space)
     return Observations(h, x, y, rewards, encoder.n_levels, encoder.round_to_grid, key), encoder
 

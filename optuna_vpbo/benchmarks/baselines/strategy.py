@@ -29,7 +29,7 @@ class Observations:
     """The complete trials of one study and search space, in trial order.
 
     ``y`` are the targets the GPs model: values oriented to maximise and standardised
-    (``transformed_targets(..., "standardize")``). ``rewards`` are the raw values oriented to
+    (``_output_transforms.Standardize``). ``rewards`` are the raw values oriented to
     maximise (minus the objective for a minimisation): the bandits' rewards, unnormalised as in
     CoCaBO's and EXP3BO's code. ``key`` names the study and search space, for the strategies'
     caches; ``snap`` moves encoded numeric points (m x d) onto the parameters' grids.

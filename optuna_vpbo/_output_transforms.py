@@ -1,0 +1,172 @@
+"""Output transforms: objective or constraint values -> the targets of their GP.
+
+An ``OutputTransform`` is fitted once per model fit (``fit(values)``) and the fitted transform
+is kept with the GP hyperparameters until the next refit; calling it on the current values
+(``fitted(values)``) gives the targets: to maximise, finite, transformed, standardised. What a
+fit keeps is only what must stay stable between refits (the Yeo-Johnson exponent); the
+standardisation is always that of the values passed to the call, as the data grow between refits.
+
+Transforms for heavy-tailed objectives, as used by strong peers: Yeo-Johnson power transform
+with maximum-likelihood exponent (HEBO, Cowen-Rivers et al. 2022) and the rank-based Gaussian
+copula (Casmopolitan, Wan et al. 2021). ``Standardize`` is the paper's plain standardisation.
+Constraints (values <= 0 feasible, Gardner et al. 2014) are standardised and keep the image of
+the feasibility bound 0 (``ConstraintStandardize``).
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+
+import numpy as np
+import scipy.special
+import scipy.stats
+from optuna.study import StudyDirection
+
+from optuna_vpbo._targets import finite_values
+
+OUTPUT_TRANSFORMS = ("standardize", "yeo-johnson", "copula")
+
+
+class FittedTransform(abc.ABC):
+    """A fitted output transform: values (n,) -> targets (n,) for the GP."""
+
+    @abc.abstractmethod
+    def __call__(self, values: np.ndarray) -> np.ndarray: ...
+
+
+class OutputTransform(abc.ABC):
+    """How values of one direction become targets; ``fit`` returns the fitted transform."""
+
+    def __init__(self, direction: StudyDirection = StudyDirection.MAXIMIZE) -> None:
+        if direction not in (StudyDirection.MINIMIZE, StudyDirection.MAXIMIZE):
+            raise ValueError(f"direction must be MINIMIZE or MAXIMIZE, got {direction!r}.")
+        self.direction = direction
+
+    @abc.abstractmethod
+    def fit(self, values: np.ndarray) -> FittedTransform: ...
+
+
+def standardize(y: np.ndarray) -> np.ndarray:
+    """Zero mean and unit (population) standard deviation; a constant stays centred at 0."""
+    spread = y.std()
+    return (y - y.mean()) / (spread if spread > 0 else 1.0)
+
+
+def _to_maximize(values: np.ndarray, direction: StudyDirection) -> np.ndarray:
+    """Finite values (``finite_values``), negated for minimisation."""
+    y = finite_values(values)
+    return -y if direction == StudyDirection.MINIMIZE else y
+
+
+@dataclasses.dataclass(frozen=True)
+class FittedStandardize(FittedTransform):
+    direction: StudyDirection
+
+    def __call__(self, values: np.ndarray) -> np.ndarray:
+        return standardize(_to_maximize(values, self.direction))
+
+
+class Standardize(OutputTransform):
+    """The paper's transform: orientation to maximisation and standardisation."""
+
+    def fit(self, values: np.ndarray) -> FittedStandardize:
+        return FittedStandardize(self.direction)
+
+
+def _yeo_johnson_exponent(z: np.ndarray) -> float | None:
+    """The maximum-likelihood Yeo-Johnson exponent of ``z``; None below 3 distinct-enough values."""
+    if len(z) < 3 or np.ptp(z) == 0:
+        return None
+    return float(scipy.stats.yeojohnson_normmax(z))
+
+
+@dataclasses.dataclass(frozen=True)
+class FittedYeoJohnson(FittedTransform):
+    """Standardise, Yeo-Johnson with the fitted ``exponent``, standardise again.
+
+    ``exponent`` None (the fit had fewer than 3 values, or constant ones): each call fits an
+    exponent on its own values, and returns them only standardised if it still cannot.
+    """
+
+    direction: StudyDirection
+    exponent: float | None
+
+    def __call__(self, values: np.ndarray) -> np.ndarray:
+        z = standardize(_to_maximize(values, self.direction))
+        exponent = self.exponent if self.exponent is not None else _yeo_johnson_exponent(z)
+        if exponent is None:
+            return z
+        return standardize(scipy.stats.yeojohnson(z, lmbda=exponent))
+
+
+class YeoJohnson(OutputTransform):
+    """Yeo-Johnson power transform (Yeo and Johnson 2000) of the standardised values, its
+    exponent fitted by maximum likelihood (``scipy.stats.yeojohnson_normmax``), as in HEBO."""
+
+    def fit(self, values: np.ndarray) -> FittedYeoJohnson:
+        z = standardize(_to_maximize(values, self.direction))
+        return FittedYeoJohnson(self.direction, _yeo_johnson_exponent(z))
+
+
+@dataclasses.dataclass(frozen=True)
+class FittedCopula(FittedTransform):
+    direction: StudyDirection
+
+    def __call__(self, values: np.ndarray) -> np.ndarray:
+        y = _to_maximize(values, self.direction)
+        ranks = scipy.stats.rankdata(y)  # ties share their mean rank
+        return standardize(scipy.special.ndtri((ranks - 0.5) / len(y)))
+
+
+class Copula(OutputTransform):
+    """Gaussian copula: the normal quantile of each value's mid-rank (Wan et al. 2021)."""
+
+    def fit(self, values: np.ndarray) -> FittedCopula:
+        return FittedCopula(self.direction)
+
+
+@dataclasses.dataclass(frozen=True)
+class FittedConstraintStandardize(FittedTransform):
+    """Constraint values standardised; ``threshold`` maps the feasibility bound 0 alike."""
+
+    def __call__(self, values: np.ndarray) -> np.ndarray:
+        center, scale = self._location_scale(values)
+        return (finite_values(values) - center) / scale
+
+    def threshold(self, values: np.ndarray) -> float:
+        """The image of the bound 0 under the standardisation of ``values``."""
+        center, scale = self._location_scale(values)
+        return float(-center / scale)
+
+    @staticmethod
+    def _location_scale(values: np.ndarray) -> tuple[float, float]:
+        g = finite_values(values)
+        spread = g.std()
+        return g.mean(), (spread if spread > 0 else 1.0)
+
+
+class ConstraintStandardize(OutputTransform):
+    """Constraints are modelled as they are (no orientation): values <= 0 are feasible."""
+
+    def fit(self, values: np.ndarray) -> FittedConstraintStandardize:
+        return FittedConstraintStandardize()
+
+
+_BY_NAME: dict[str, type[OutputTransform]] = {
+    "standardize": Standardize,
+    "yeo-johnson": YeoJohnson,
+    "copula": Copula,
+}
+
+
+def validate_output_transform(name: object) -> None:
+    """Raise a ValueError unless ``name`` is one of ``OUTPUT_TRANSFORMS``."""
+    if not isinstance(name, str) or name not in _BY_NAME:
+        raise ValueError(f"output_transform must be one of {OUTPUT_TRANSFORMS}, got {name!r}.")
+
+
+def make_output_transform(name: str, direction: StudyDirection) -> OutputTransform:
+    """The objective transform called ``name`` (one of ``OUTPUT_TRANSFORMS``) for ``direction``."""
+    validate_output_transform(name)
+    return _BY_NAME[name](direction)

@@ -1,0 +1,115 @@
+"""Each function of ``_optuna_compat`` against the installed Optuna: the names it reaches exist
+and behave as the sampler relies on. CI also runs this file against the lowest Optuna declared in
+pyproject.toml."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import optuna
+import pytest
+from optuna.trial import TrialState
+
+from optuna_vpbo._optuna_compat import (
+    get_trials,
+    independent_sampling_warning,
+    process_constraints_after_trial,
+    set_trial_system_attr,
+    set_trial_user_attr,
+    warn,
+)
+
+
+def study_with_states() -> optuna.Study:
+    """Trials 0 complete, 1 failed, 2 running."""
+    study = optuna.create_study()
+    study.tell(study.ask({"x": optuna.distributions.FloatDistribution(0, 1)}), 1.0)
+    study.tell(study.ask(), state=TrialState.FAIL)
+    study.ask()
+    return study
+
+
+def test_get_trials_filters_states_and_reads_the_storage_without_cache() -> None:
+    study = study_with_states()
+    assert [t.number for t in get_trials(study, None, use_cache=False)] == [0, 1, 2]
+    assert [t.number for t in get_trials(study, (TrialState.COMPLETE,), use_cache=False)] == [0]
+    assert [t.number for t in get_trials(study, (TrialState.RUNNING, TrialState.FAIL), use_cache=True)] == [1, 2]
+    study.ask()  # a new running trial
+    assert [t.number for t in get_trials(study, (TrialState.RUNNING,), use_cache=False)] == [2, 3]
+    assert get_trials(study, (TrialState.COMPLETE,), use_cache=False)[0].params["x"] == study.trials[0].params["x"]
+
+
+def test_trial_attributes_are_written_to_the_storage() -> None:
+    study = study_with_states()
+    running = get_trials(study, (TrialState.RUNNING,), use_cache=False)[0]
+    set_trial_user_attr(study, running, "vpbo", {"phase": "random"})
+    set_trial_system_attr(study, running, "vpbo:key", "chunk")
+    stored = study.trials[running.number]
+    assert stored.user_attrs == {"vpbo": {"phase": "random"}}
+    assert stored.system_attrs["vpbo:key"] == "chunk"
+
+
+@pytest.mark.parametrize("category", [UserWarning, FutureWarning])
+def test_warn_emits_the_category(category: type[Warning]) -> None:
+    with pytest.warns(category, match="the message"):
+        warn("the message", category)
+
+
+def test_independent_sampling_warning_fills_every_field() -> None:
+    message = independent_sampling_warning(
+        param_name="lr",
+        trial_number=7,
+        independent_sampler_name="RandomSampler",
+        sampler_name="VPBOSampler",
+        fallback_reason="the parameter is conditional",
+    )
+    for field in ("`lr`", "Trial#7", "`RandomSampler`", "`VPBOSampler`", "the parameter is conditional"):
+        assert field in message
+    assert not re.search(r"\{\w*\}", message), message
+
+
+def test_constraints_after_trial_are_stored_where_frozen_trial_reads_them() -> None:
+    # Optuna calls ``after_trial`` while the trial is still running, with the state it will take.
+    study = optuna.create_study()
+    done, failed = study.ask(), study.ask()
+
+    def constraints(trial: optuna.trial.FrozenTrial) -> tuple[float, float]:
+        return (trial.number - 0.5, -1.0)
+
+    for trial, state in ((done, TrialState.COMPLETE), (failed, TrialState.FAIL)):
+        frozen = study.trials[trial.number]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a tuple is what Optuna expects: no warning
+            process_constraints_after_trial(constraints, study, frozen, state)
+    study.tell(done, 1.0)
+    study.tell(failed, state=TrialState.FAIL)
+    # The sampler reads constraints by name (``FrozenTrial.constraints`` is a dict since Optuna 5).
+    assert study.trials[0].constraints == {"0": -0.5, "1": -1.0}
+    assert not study.trials[1].constraints  # failed trials get none
+
+
+def test_nan_constraints_are_refused() -> None:
+    study = optuna.create_study()
+    trial = study.ask()
+    with pytest.raises(ValueError, match="NaN"):
+        process_constraints_after_trial(lambda _: (float("nan"),), study, study.trials[trial.number], TrialState.COMPLETE)
+
+
+def test_a_short_constrained_study_reaches_the_model() -> None:
+    """Every compat function on the sampler's own path: the model phases, diagnostics (user
+    attributes), publication (system attributes) and constraints."""
+    from optuna_vpbo import VPBOSampler
+
+    def objective(trial: optuna.Trial) -> float:
+        kind = trial.suggest_categorical("kind", ["a", "b"])
+        x = trial.suggest_float("x", -1.0, 1.0)
+        trial.set_constraint("c", x - 0.5)
+        return x * x + (kind == "b")
+
+    study = optuna.create_study(sampler=VPBOSampler(seed=0, n_startup_trials=4, record_proposals=True))
+    study.optimize(objective, n_trials=8)
+    phases = [t.user_attrs["vpbo"]["phase"] for t in study.trials]
+    assert phases == ["random", "random", "mes", "mes"] + ["proposals"] * 4, phases
+    assert all(any(k.startswith("vpbo:relative_params") for k in t.system_attrs) for t in study.trials[2:])
+    assert len({tuple(sorted(t.params.items())) for t in study.trials}) == 8
