@@ -22,6 +22,7 @@ from optuna.trial import FrozenTrial, TrialState
 from optuna_vpbo._combinations import candidate_combinations, enumerate_combinations
 from optuna_vpbo._conditional_encoder import ConditionalEncoder
 from optuna_vpbo._conditional_proposals import candidate_leaves, leaf_max_value_samples, propose_leaf
+from optuna_vpbo._diagnostics import record_diagnostics
 from optuna_vpbo._fit import GPHyperparameters, fit_hyperparameters
 from optuna_vpbo._init_design import max_value_samples, mes_numeric_point, random_combination
 from optuna_vpbo._multi_objective import (
@@ -483,7 +484,7 @@ class VPBOSampler(BaseSampler):
 
     def _record(self, study: Study, trial: FrozenTrial, diagnostics: dict[str, Any]) -> None:
         if self._settings.record_proposals:
-            study._storage.set_trial_user_attr(trial._trial_id, _DIAGNOSTICS_KEY, diagnostics)
+            record_diagnostics(study, trial, diagnostics)
 
     def _fit_or_reuse(
         self,
