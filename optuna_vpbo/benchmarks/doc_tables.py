@@ -43,6 +43,13 @@ SAMPLER_LABELS = {
     "gp": "GPSampler",
     "random": "RandomSampler",
     "smac": "SMAC3",
+    "cocabo-0.5": "CoCaBO (lambda 0.5)",
+    "cocabo-auto": "CoCaBO",
+    "cocabo-s": "CoCaBO-S",
+    "randombo": "RandomBO",
+    "onehot-bo": "One-hot BO",
+    "exp3bo": "EXP3BO",
+    "banditbo": "Bandit-BO",
     "oracle": "Oracle",
 }
 

@@ -59,12 +59,11 @@ class RunProgress:
 
     def _bar(self, key: Hashable) -> tqdm:
         if key not in self.runs:
-            label = " ".join(str(part) for part in key) if isinstance(key, tuple) else str(key)
             line = self._free_line()
             self.lines[key] = line
             self.runs[key] = tqdm(
                 total=self.n_trials,
-                desc=label,
+                desc=str(key),
                 unit="trial",
                 position=line,
                 leave=False,

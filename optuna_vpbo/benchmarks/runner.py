@@ -66,6 +66,10 @@ def _worker_hash_seed() -> Iterator[None]:
             os.environ[_HASH_SEED_VARIABLE] = previous
 
 
+def run_label(problem: str, sampler: str, seed: int) -> str:
+    return f"{problem} {sampler} seed={seed}"
+
+
 def result_path(out_dir: Path, problem: str, sampler: str, seed: int) -> Path:
     return out_dir / problem / sampler / f"seed{seed:03d}.json"
 
@@ -111,7 +115,8 @@ def run_one(
     sampler = TimedSampler(make_sampler(sampler_name, seed))
     study = optuna.create_study(directions=list(problem.directions), sampler=sampler)
     start = time.perf_counter()
-    callbacks = [] if progress_messages is None else [TrialReporter(progress_messages, (problem_name, sampler_name, seed))]
+    label = run_label(problem_name, sampler_name, seed)
+    callbacks = [] if progress_messages is None else [TrialReporter(progress_messages, label)]
     study.optimize(problem.objective, n_trials=n_trials, callbacks=callbacks)
     trials = study.get_trials(deepcopy=False)
     return {
@@ -192,8 +197,8 @@ def run(
                     elapsed = time.perf_counter() - start
                     eta = elapsed / done * (len(todo) - done)
                     bars.finish_run(
-                        (p, s, seed),
-                        f"[{done}/{len(todo)}] {p} {s} seed={seed}: {record['wall_seconds']:.1f} s "
+                        run_label(p, s, seed),
+                        f"[{done}/{len(todo)}] {run_label(p, s, seed)}: {record['wall_seconds']:.1f} s "
                         f"(elapsed {elapsed / 60:.1f} min, eta {eta / 60:.1f} min)",
                     )
         finally:

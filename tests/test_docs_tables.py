@@ -1,0 +1,34 @@
+"""Every marked table of README.md and docs/*.md is what ``vpbo-benchmark docs`` makes of the
+stored runs now: regenerated into memory and compared (``vpbo-benchmark docs`` rewrites them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from optuna_vpbo.benchmarks.doc_tables import MARKER, doc_pages, regenerate_page
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+PAGES = [p for p in doc_pages(REPOSITORY) if MARKER.search(p.read_text(encoding="utf-8"))]
+
+
+def test_the_front_page_and_the_results_have_marked_tables() -> None:
+    names = {p.relative_to(REPOSITORY).as_posix() for p in PAGES}
+    assert {"README.md", "docs/results.md", "docs/performance.md"} <= names
+
+
+def test_committed_tables_are_up_to_date() -> None:
+    cache: dict = {}
+    stale = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        if regenerate_page(text, REPOSITORY, cache) != text:
+            stale.append(page.relative_to(REPOSITORY).as_posix())
+    assert not stale, f"out of date: {stale}; run `vpbo-benchmark docs` from the repository root"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_table_names_its_command(page: Path) -> None:
+    for match in MARKER.finditer(page.read_text(encoding="utf-8")):
+        assert f"Table: `vpbo-benchmark table {match.group('args').strip()}`" in match.group("body")
