@@ -17,6 +17,7 @@ from optuna_vpbo.benchmarks.doc_tables import regenerate_docs
 from optuna_vpbo.benchmarks.progress import RunProgress
 from optuna_vpbo.benchmarks.report import collect
 
+REPOSITORY = Path(__file__).resolve().parents[1]
 TIMEOUT_SECONDS = 300
 N_TRIALS = 6
 
@@ -43,8 +44,9 @@ def in_process(arguments: list[str], cwd: Path, capsys: pytest.CaptureFixture[st
     return captured.out + captured.err
 
 
-def test_list_prints_the_problems_spaces_and_the_samplers(tmp_path: Path) -> None:
-    output = cli(["list", "--problems", "func2c,conditional_trap"], tmp_path)
+def test_list_prints_the_problems_spaces_and_the_samplers() -> None:
+    # From the repository root, where the source folder must not shadow the installed package.
+    output = cli(["list", "--problems", "func2c,conditional_trap"], REPOSITORY)
     assert "| func2c | 2 | 15 | 2 | minimize | -0.206326 |" in output
     assert re.search(r"\| conditional_trap \| 2 \| 4 \| 6 \(conditional; \d+ probe trials\) \| minimize \| 0 \|", output)
     assert re.search(r"^vpbo +VPBOSampler with its defaults$", output, re.MULTILINE)

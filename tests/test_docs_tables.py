@@ -32,3 +32,32 @@ def test_committed_tables_are_up_to_date() -> None:
 def test_every_table_names_its_command(page: Path) -> None:
     for match in MARKER.finditer(page.read_text(encoding="utf-8")):
         assert f"Table: `vpbo-benchmark table {match.group('args').strip()}`" in match.group("body")
+
+
+def test_docstring_arguments_joins_continued_lines_and_stops_at_the_section_end() -> None:
+    from optuna_vpbo.benchmarks.doc_tables import docstring_arguments
+
+    doc = """Summary.
+
+    Args:
+        alpha: First line
+            continued here.
+        beta: One line.
+
+    Returns:
+        gamma: not an argument.
+    """
+    assert docstring_arguments(doc) == {"alpha": "First line continued here.", "beta": "One line."}
+
+
+def test_arguments_table_has_every_constructor_argument_with_its_default() -> None:
+    import inspect
+
+    from optuna_vpbo import VPBOSampler
+    from optuna_vpbo.benchmarks.doc_tables import arguments_table
+
+    rows = arguments_table().splitlines()[2:]
+    names = [n for n in inspect.signature(VPBOSampler.__init__).parameters if n != "self"]
+    assert [row.split(" | ")[0] for row in rows] == [f"| `{n}`" for n in names]
+    n_candidates = next(row for row in rows if row.startswith("| `n_candidates`"))
+    assert n_candidates.split(" | ")[1:3] == [f"`{VPBOSampler().settings.n_candidates}`", "`200`"]

@@ -144,9 +144,60 @@ def wide_table(collected: Sequence[ProblemRuns], samplers: Sequence[str], trials
     return "\n".join(lines)
 
 
+def docstring_arguments(doc: str) -> dict[str, str]:
+    """The ``Args:`` section of a Google-style docstring: each argument's text, on one line."""
+    section = re.split(r"\n\s*Args:\s*\n", doc, maxsplit=1)
+    if len(section) < 2:
+        return {}
+    entries: dict[str, str] = {}
+    indent = None
+    for line in section[1].splitlines():
+        if not line.strip():
+            if entries:
+                break  # the section ends at the first blank line after it began
+            continue
+        width = len(line) - len(line.lstrip())
+        indent = width if indent is None else indent
+        match = re.match(r"(\w+): (.*)", line.strip())
+        if width == indent and match:
+            entries[match.group(1)] = match.group(2)
+        elif width > indent and entries:
+            entries[next(reversed(entries))] += " " + line.strip()
+        else:
+            break
+    return entries
+
+
+def _first_sentence(text: str) -> str:
+    sentence = re.split(r"(?<=[.)])\s+(?=[A-Z])", text, maxsplit=1)[0]
+    return sentence.split("; ")[0].replace("``", "`").replace("|", "\\|")
+
+
+def arguments_table() -> str:
+    """VPBOSampler's constructor arguments: the default, the paper preset's value where it
+    differs, and the first sentence of the docstring's description."""
+    import inspect
+
+    from optuna_vpbo import VPBOSampler
+
+    defaults = VPBOSampler().settings
+    paper = VPBOSampler(preset="paper").settings
+    described = docstring_arguments(VPBOSampler.__doc__ or "")
+    lines = ["| argument | default | `preset=\"paper\"` | meaning |", "|---|---|---|---|"]
+    for name, parameter in inspect.signature(VPBOSampler.__init__).parameters.items():
+        if name == "self":
+            continue
+        default = getattr(defaults, name, parameter.default)
+        paper_value = getattr(paper, name, default)
+        paper_cell = f"`{paper_value!r}`" if paper_value != default else ""
+        meaning = _first_sentence(described.get(name, "-"))
+        lines.append(f"| `{name}` | `{default!r}` | {paper_cell} | {meaning} |")
+    return "\n".join(lines)
+
+
 def table_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=f"{COMMAND} table", description="a condensed Markdown table of stored runs")
-    parser.add_argument("kind", choices=["long", "wide", "hypervolume", "overhead"])
+    parser.add_argument("kind", choices=["long", "wide", "hypervolume", "overhead", "arguments"])
     parser.add_argument("--out", type=Path, default=Path("docs/results"), help="folder of the stored runs")
     parser.add_argument("--problems", type=_names, default=[])
     parser.add_argument("--samplers", type=_names, default=[])
@@ -190,6 +241,8 @@ def render_table(arguments: Sequence[str], root: Path = Path("."), cache: RunCac
     ``cache`` keeps the loaded runs between tables)."""
     args = table_parser().parse_args(list(arguments))
     out = root / args.out
+    if args.kind == "arguments":
+        return arguments_table()
     if args.kind == "overhead":
         results, record = overhead.load_results(out / overhead.OVERHEAD_FILE)
         return overhead.overhead_table(
