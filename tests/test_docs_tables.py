@@ -61,3 +61,12 @@ def test_arguments_table_has_every_constructor_argument_with_its_default() -> No
     assert [row.split(" | ")[0] for row in rows] == [f"| `{n}`" for n in names]
     n_candidates = next(row for row in rows if row.startswith("| `n_candidates`"))
     assert n_candidates.split(" | ")[1:3] == [f"`{VPBOSampler().settings.n_candidates}`", "`200`"]
+
+
+@pytest.mark.parametrize("page", doc_pages(REPOSITORY), ids=lambda p: p.name)
+def test_relative_links_of_the_pages_exist(page: Path) -> None:
+    import re
+
+    targets = re.findall(r"\]\(([^)#\s]+)", page.read_text(encoding="utf-8"))
+    missing = [t for t in targets if "://" not in t and not (page.parent / t).exists()]
+    assert not missing, f"{page.name} links to missing files: {missing}"
