@@ -34,8 +34,12 @@ def main(argv: list[str] | None = None) -> None:
     docs_parser = commands.add_parser("docs", help="regenerate every marked table of README.md and docs/*.md")
     docs_parser.add_argument("--root", type=Path, default=Path("."), help="the repository")
     docs_parser.add_argument("--check", action="store_true", help="only list the pages that are out of date (exit 1)")
+    helps = {
+        "run": "run every missing (problem, sampler, seed) and store it (interrupted runs resume)",
+        "report": "full Markdown report and figures of stored runs",
+    }
     for name in ("run", "report"):
-        sub = commands.add_parser(name)
+        sub = commands.add_parser(name, help=helps[name])
         sub.add_argument("--problems", type=_names, required=True, help=f"comma-separated, from {', '.join(PROBLEM_NAMES)}")
         sub.add_argument("--samplers", type=_names, required=True, help=f"comma-separated, from {', '.join([*SAMPLER_FACTORIES, ORACLE])}")
         sub.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder of the per-run JSON files")

@@ -197,7 +197,13 @@ def arguments_table() -> str:
 
 def table_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=f"{COMMAND} table", description="a condensed Markdown table of stored runs")
-    parser.add_argument("kind", choices=["long", "wide", "hypervolume", "overhead", "arguments"])
+    parser.add_argument(
+        "kind",
+        choices=["long", "wide", "hypervolume", "overhead", "arguments"],
+        help="long: a row per problem and sampler; wide: a row per problem and number of trials, a column "
+        "per sampler; hypervolume: of multi-objective runs; overhead: the stored overhead run (--out its "
+        "folder); arguments: VPBOSampler's constructor arguments",
+    )
     parser.add_argument("--out", type=Path, default=Path("docs/results"), help="folder of the stored runs")
     parser.add_argument("--problems", type=_names, default=[])
     parser.add_argument("--samplers", type=_names, default=[])
