@@ -3,9 +3,10 @@
 With ``record_proposals=True`` every trial carries the user attribute ``vpbo``: the phase that
 chose it (``random`` or ``mes`` in the initial design, then ``proposals``), the best value
 proposals (a categorical combination with its log EI each) and the GP's fitted lambda, noise and
-lengthscales. optuna-dashboard shows it on each trial's page. The objective is a cheap stand-in
-for a network's validation loss over a mixed space (optimizer, activation, learning rate,
-layers, dropout). A few seconds at the default 40 trials.
+lengthscales. optuna-dashboard shows them on each trial's page as a note (tables of the top
+value proposals and of the fitted model) and as the raw user attribute. The objective is a
+cheap stand-in for a network's validation loss over a mixed space (optimizer, activation,
+learning rate, layers, dropout). A few seconds at the default 40 trials.
 
 Run: ``python examples/dashboard.py [--trials N] [--storage URL] [--seed S]``, then the
 ``optuna-dashboard`` command that it prints (``pip install optuna-dashboard``).

@@ -37,7 +37,7 @@ def main() -> None:
         sampler=VPBOSampler(seed=args.seed),  # the one line that changes
         load_if_exists=True,
     )
-    study.optimize(objective, n_trials=args.trials, show_progress_bar=False)
+    study.optimize(objective, n_trials=args.trials, show_progress_bar=True)
 
     best = study.best_trial
     print(f"best value {best.value:.6f} (optimum {FUNC2C_OPTIMUM:.6f}, regret {best.value - FUNC2C_OPTIMUM:.2e})")

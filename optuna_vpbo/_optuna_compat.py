@@ -66,3 +66,18 @@ def process_constraints_after_trial(
     """Evaluate ``constraints_func`` on a finished trial and store its values where
     ``FrozenTrial.constraints`` reads them, as Optuna's samplers do in ``after_trial``."""
     _process_constraints_after_trial(constraints_func, study, trial, state)
+
+
+def save_dashboard_note(study: Study, trial: FrozenTrial, markdown: str) -> bool:
+    """Write ``markdown`` as the trial's optuna-dashboard note at the storage level (its public
+    ``save_note`` needs a live ``optuna.Trial``, whose constructor would call the sampler again);
+    False when optuna-dashboard is not installed. Notes live in the study's system attributes,
+    versioned per trial; a new note takes the next version."""
+    try:
+        from optuna_dashboard._note import note_ver_key, save_note_with_version
+    except ImportError:
+        return False
+    storage = study._storage
+    version = storage.get_study_system_attrs(study._study_id).get(note_ver_key(trial._trial_id), 0) + 1
+    save_note_with_version(storage, study._study_id, trial._trial_id, version, markdown)
+    return True

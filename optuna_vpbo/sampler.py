@@ -16,6 +16,7 @@ from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
 from optuna_vpbo import _core, _optuna_compat, _pending
+from optuna_vpbo._diagnostics import record_diagnostics
 from optuna_vpbo._pipeline import TrialPipeline
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import PRESETS, VPBOSettings
@@ -25,8 +26,6 @@ THREADPOOLS = threadpoolctl.ThreadpoolController()
 # What the model honestly cannot do (a kernel matrix that cannot be factorised): the trial then
 # goes to the independent sampler. Anything else is a bug and surfaces.
 MODEL_FAILURES = (_core.NumericalError, np.linalg.LinAlgError)
-# The trial user attribute of the diagnostics (``record_proposals``).
-DIAGNOSTICS_KEY = "vpbo"
 
 
 class VPBOSampler(BaseSampler):
@@ -65,8 +64,8 @@ class VPBOSampler(BaseSampler):
             proposals by log expected hypervolume improvement (more objectives and spaces of more
             than 512 combinations fall back to ParEGO); ``"parego"``: a random augmented
             Chebyshev scalarisation per trial and one GP on it (Knowles 2006).
-        record_proposals: Write diagnostics into each trial's user attribute ``"vpbo"`` (shown by
-            optuna-dashboard): the phase that chose the trial (``random``, ``mes`` or
+        record_proposals: Write diagnostics into each trial's user attribute ``"vpbo"`` and, with
+            optuna-dashboard installed, a Markdown note it shows: the phase that chose the trial (``random``, ``mes`` or
             ``proposals``), the best value proposals (combination and log EI, or log EHVI), and
             the fitted lambda, lengthscales and noise (per objective with EHVI).
         independent_sampler: Sampler for parameters outside the relative search space and for
@@ -184,7 +183,7 @@ class VPBOSampler(BaseSampler):
 
     def _record(self, study: Study, trial: FrozenTrial, diagnostics: dict[str, Any]) -> None:
         if self._settings.record_proposals:
-            _optuna_compat.set_trial_user_attr(study, trial, DIAGNOSTICS_KEY, diagnostics)
+            record_diagnostics(study, trial, diagnostics)
 
     def sample_independent(
         self,

@@ -26,6 +26,7 @@ EXPECTED_OUTPUT = {
     "two_objectives": r"Pareto front: \d+ of 5 trials",
     "constrained": r"\d+ of 5 trials reach a recall of 95%",
     "dashboard": r"open the study: optuna-dashboard sqlite:///",
+    "plot_value_proposals": r"wrote value_proposals\.html and value_proposals\.png",
 }
 
 
@@ -41,3 +42,5 @@ def test_example_runs(name: str, tmp_path: Path) -> None:
     result = run_bounded(command, TIMEOUT_SECONDS, cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     assert re.search(EXPECTED_OUTPUT[name], result.stdout), result.stdout
+    if name == "quickstart":  # Optuna's progress bar (tqdm, on stderr) reaches the last trial
+        assert f"{N_TRIALS}/{N_TRIALS}" in result.stderr, result.stderr[-3000:]

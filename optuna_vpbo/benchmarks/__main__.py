@@ -1,4 +1,5 @@
-"""Command line: ``python -m optuna_vpbo.benchmarks {run,report,hypervolume,overhead,overhead-plot} ...``."""
+"""Command line: ``vpbo-benchmark {list,run,report,table,docs,hypervolume,overhead,overhead-plot} ...``
+(also ``python -m optuna_vpbo.benchmarks ...``)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from optuna_vpbo import VPBOSampler
-from optuna_vpbo.benchmarks import overhead
+from optuna_vpbo.benchmarks import catalogue, doc_tables, overhead
 from optuna_vpbo.benchmarks.hypervolume import hypervolume_table
 from optuna_vpbo.benchmarks.oracle import ORACLE
 from optuna_vpbo.benchmarks.plots import SMOOTH_WINDOW, write_figures
@@ -25,10 +26,20 @@ def _names(text: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m optuna_vpbo.benchmarks")
+    parser = argparse.ArgumentParser(prog="vpbo-benchmark", description="benchmarks of VPBOSampler")
     commands = parser.add_subparsers(dest="command", required=True)
+    list_parser = commands.add_parser("list", help="the problems (search space, optimum) and the samplers")
+    list_parser.add_argument("--problems", type=_names, default=list(PROBLEM_NAMES), help="only these problems")
+    commands.add_parser("table", help="a condensed Markdown table of stored runs (see `table --help`)", add_help=False)
+    docs_parser = commands.add_parser("docs", help="regenerate every marked table of README.md and docs/*.md")
+    docs_parser.add_argument("--root", type=Path, default=Path("."), help="the repository")
+    docs_parser.add_argument("--check", action="store_true", help="only list the pages that are out of date (exit 1)")
+    helps = {
+        "run": "run every missing (problem, sampler, seed) and store it (interrupted runs resume)",
+        "report": "full Markdown report and figures of stored runs",
+    }
     for name in ("run", "report"):
-        sub = commands.add_parser(name)
+        sub = commands.add_parser(name, help=helps[name])
         sub.add_argument("--problems", type=_names, required=True, help=f"comma-separated, from {', '.join(PROBLEM_NAMES)}")
         sub.add_argument("--samplers", type=_names, required=True, help=f"comma-separated, from {', '.join([*SAMPLER_FACTORIES, ORACLE])}")
         sub.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder of the per-run JSON files")
@@ -36,6 +47,12 @@ def main(argv: list[str] | None = None) -> None:
     run_parser.add_argument("--seeds", type=int, default=10, help="seeds 0 .. N-1")
     run_parser.add_argument("--trials", type=int, default=224)
     run_parser.add_argument("--jobs", type=int, default=2, help="worker processes")
+    run_parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bars on stderr (default: when stderr is a terminal)",
+    )
     report_parser = commands.choices["report"]
     report_parser.add_argument(
         "--checkpoints",
@@ -67,9 +84,21 @@ def main(argv: list[str] | None = None) -> None:
     for parser_ in (overhead_parser, commands.add_parser("overhead-plot", help="table and figures of a stored overhead run")):
         parser_.add_argument("--out", type=Path, default=DEFAULT_OVERHEAD_OUT, help="folder of the overhead JSON file")
         parser_.add_argument("--figures", type=Path, default=DEFAULT_FIGURES, help="folder of the PNG figures")
-    args = parser.parse_args(argv)
-    if args.command == "run":
-        run(args.problems, args.samplers, range(args.seeds), args.trials, args.out, args.jobs)
+    args, rest = parser.parse_known_args(argv)
+    if args.command == "table":  # its own parser: `docs` reads the same arguments from the pages
+        print(doc_tables.render_table(rest))
+        return
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    if args.command == "list":
+        print("Problems (space from a few random probe trials):\n")
+        print("\n".join(catalogue.problem_lines(args.problems)))
+        print("\nSamplers:\n")
+        print("\n".join(catalogue.sampler_lines()))
+    elif args.command == "docs":
+        docs(args)
+    elif args.command == "run":
+        run(args.problems, args.samplers, range(args.seeds), args.trials, args.out, args.jobs, args.progress)
     elif args.command == "hypervolume":
         print(hypervolume_table(args.out, args.problems, args.samplers, args.checkpoints))
     elif args.command == "overhead":
@@ -86,6 +115,17 @@ def main(argv: list[str] | None = None) -> None:
         overhead_report(args)
     else:
         report(args)
+
+
+def docs(args: argparse.Namespace) -> None:
+    """Regenerate (or with --check, only compare) the marked tables of the pages."""
+    changed = doc_tables.regenerate_docs(args.root, check=args.check)
+    for page in changed:
+        print(f"{'out of date' if args.check else 'rewrote'}: {page}")
+    if args.check and changed:
+        raise SystemExit(1)
+    if not changed:
+        print("every marked table is up to date")
 
 
 def overhead_report(args: argparse.Namespace) -> None:

@@ -27,6 +27,7 @@ import optuna
 
 from optuna_vpbo.benchmarks.oracle import ORACLE, oracle_record
 from optuna_vpbo.benchmarks.problems import get_problem
+from optuna_vpbo.benchmarks.progress import POLL_SECONDS, RunProgress, TrialReporter
 from optuna_vpbo.benchmarks.samplers import TimedSampler, make_sampler
 
 
@@ -65,6 +66,10 @@ def _worker_hash_seed() -> Iterator[None]:
             os.environ[_HASH_SEED_VARIABLE] = previous
 
 
+def run_label(problem: str, sampler: str, seed: int) -> str:
+    return f"{problem} {sampler} seed={seed}"
+
+
 def result_path(out_dir: Path, problem: str, sampler: str, seed: int) -> Path:
     return out_dir / problem / sampler / f"seed{seed:03d}.json"
 
@@ -98,8 +103,11 @@ def _environment() -> dict[str, Any]:
     }
 
 
-def run_one(problem_name: str, sampler_name: str, seed: int, n_trials: int) -> dict[str, Any]:
-    """One study (for the sampler "oracle", one per combination); returns the record that ``run`` stores."""
+def run_one(
+    problem_name: str, sampler_name: str, seed: int, n_trials: int, progress_messages: Any = None
+) -> dict[str, Any]:
+    """One study (for the sampler "oracle", one per combination); returns the record that ``run``
+    stores. With ``progress_messages`` (a queue), each finished trial is reported on it."""
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     if sampler_name == ORACLE:
         return {**oracle_record(problem_name, n_trials, seed), "environment": _environment()}
@@ -107,7 +115,9 @@ def run_one(problem_name: str, sampler_name: str, seed: int, n_trials: int) -> d
     sampler = TimedSampler(make_sampler(sampler_name, seed))
     study = optuna.create_study(directions=list(problem.directions), sampler=sampler)
     start = time.perf_counter()
-    study.optimize(problem.objective, n_trials=n_trials)
+    label = run_label(problem_name, sampler_name, seed)
+    callbacks = [] if progress_messages is None else [TrialReporter(progress_messages, label)]
+    study.optimize(problem.objective, n_trials=n_trials, callbacks=callbacks)
     trials = study.get_trials(deepcopy=False)
     return {
         "problem": problem_name,
@@ -123,8 +133,10 @@ def run_one(problem_name: str, sampler_name: str, seed: int, n_trials: int) -> d
     }
 
 
-def _run_and_store(path: Path, problem: str, sampler: str, seed: int, n_trials: int) -> dict[str, Any]:
-    record = run_one(problem, sampler, seed, n_trials)
+def _run_and_store(
+    path: Path, problem: str, sampler: str, seed: int, n_trials: int, progress_messages: Any = None
+) -> dict[str, Any]:
+    record = run_one(problem, sampler, seed, n_trials, progress_messages)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(record))
@@ -139,8 +151,10 @@ def run(
     n_trials: int,
     out_dir: Path,
     jobs: int,
+    progress: bool | None = None,
 ) -> None:
-    """Run every missing (problem, sampler, seed) with ``jobs`` worker processes."""
+    """Run every missing (problem, sampler, seed) with ``jobs`` worker processes; ``progress``:
+    progress bars on stderr (``None``: when stderr is a terminal)."""
     for name in problems:
         get_problem(name)  # fail early on a bad name
     for name in samplers:
@@ -156,23 +170,39 @@ def run(
     print(f"{len(todo)} runs to do ({len(problems) * len(samplers) * len(seeds) - len(todo)} stored already)")
     start = time.perf_counter()
     context = multiprocessing.get_context("spawn")
-    with _worker_hash_seed(), concurrent.futures.ProcessPoolExecutor(
+    bars = RunProgress(len(todo), n_trials, progress)
+    # The workers report their trials through a manager's queue, only when the bars are drawn.
+    reporting = context.Manager() if bars.enabled else contextlib.nullcontext()
+    with reporting as manager, _worker_hash_seed(), concurrent.futures.ProcessPoolExecutor(
         max_workers=jobs, mp_context=context, initializer=_single_threaded
     ) as pool:
+        messages = manager.Queue() if manager is not None else None
         futures = {
-            pool.submit(_run_and_store, result_path(out_dir, p, s, seed), p, s, seed, n_trials): (p, s, seed)
+            pool.submit(_run_and_store, result_path(out_dir, p, s, seed), p, s, seed, n_trials, messages): (p, s, seed)
             for p, s, seed in todo
         }
-        for done, future in enumerate(concurrent.futures.as_completed(futures), start=1):
-            p, s, seed = futures[future]
-            record = future.result()
-            elapsed = time.perf_counter() - start
-            eta = elapsed / done * (len(todo) - done)
-            print(
-                f"[{done}/{len(todo)}] {p} {s} seed={seed}: {record['wall_seconds']:.1f} s "
-                f"(elapsed {elapsed / 60:.1f} min, eta {eta / 60:.1f} min)",
-                flush=True,
-            )
+        pending = set(futures)
+        done = 0
+        try:
+            while pending:
+                finished, pending = concurrent.futures.wait(
+                    pending, timeout=POLL_SECONDS, return_when=concurrent.futures.FIRST_COMPLETED
+                )
+                if messages is not None:
+                    bars.poll(messages)
+                for future in finished:
+                    p, s, seed = futures[future]
+                    record = future.result()
+                    done += 1
+                    elapsed = time.perf_counter() - start
+                    eta = elapsed / done * (len(todo) - done)
+                    bars.finish_run(
+                        run_label(p, s, seed),
+                        f"[{done}/{len(todo)}] {run_label(p, s, seed)}: {record['wall_seconds']:.1f} s "
+                        f"(elapsed {elapsed / 60:.1f} min, eta {eta / 60:.1f} min)",
+                    )
+        finally:
+            bars.close()
 
 
 def _complete(path: Path, n_trials: int) -> bool:

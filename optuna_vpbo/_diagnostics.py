@@ -1,0 +1,101 @@
+"""The diagnostics of ``VPBOSampler(record_proposals=True)``: stored in a trial's user attribute
+``"vpbo"`` and, where optuna-dashboard is installed, also as the trial's Markdown note.
+
+The diagnostics are a dict with the keys ``phase`` (``random``, ``mes`` or ``proposals``) and,
+once a GP is fitted, ``lambda``, ``noise`` and ``lengthscales`` (by numeric parameter name); in the
+``proposals`` phase ``top_proposals``, the best value proposals, best first (each ``{"params":
+categorical values, "acquisition": value}``; the first is the chosen one). With log EHVI
+(several objectives) ``acquisition`` is ``"log EHVI"`` and the model is a list ``objectives`` of
+one ``{lambda, noise, lengthscales}`` per objective. The note renders these as tables, so that
+optuna-dashboard shows why a trial was chosen (its note API: ``optuna_dashboard.save_note``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from optuna.study import Study
+from optuna.trial import FrozenTrial
+
+from optuna_vpbo._optuna_compat import save_dashboard_note, set_trial_user_attr
+
+DIAGNOSTICS_KEY = "vpbo"  # the trial user attribute of the diagnostics
+DEFAULT_ACQUISITION = "log EI"  # single objective; the diagnostics name any other
+PHASE_TITLES = {
+    "random": "random (initial design)",
+    "mes": "initial design: a random combination, its numeric part by Max-value Entropy Search",
+    "proposals": "value proposals",
+}
+
+
+def record_diagnostics(study: Study, trial: FrozenTrial, diagnostics: dict[str, Any]) -> None:
+    """Store ``diagnostics`` in the trial's user attribute ``"vpbo"`` and, when optuna-dashboard
+    is importable, write them as the trial's Markdown note (skipped silently without it)."""
+    set_trial_user_attr(study, trial, DIAGNOSTICS_KEY, diagnostics)
+    save_dashboard_note(study, trial, diagnostics_markdown(diagnostics))
+
+
+def _cell(value: Any) -> str:
+    """One Markdown table cell: numbers to 4 significant digits, pipes escaped."""
+    if isinstance(value, float):
+        text = f"{value:.4g}" if math.isfinite(value) else str(value)
+    else:
+        text = str(value)
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
+    return [
+        "| " + " | ".join(_cell(h) for h in header) + " |",
+        "|" + "---|" * len(header),
+        *("| " + " | ".join(_cell(c) for c in row) + " |" for row in rows),
+    ]
+
+
+def _combination(params: Mapping[str, Any]) -> str:
+    return ", ".join(f"{name}={value}" for name, value in params.items()) or "(no categorical parameter)"
+
+
+def proposals_markdown(top_proposals: Sequence[Mapping[str, Any]], acquisition: str) -> list[str]:
+    """The top value proposals as a table, best first; the first is the chosen one."""
+    rows = [
+        ["**chosen**" if rank == 0 else str(rank + 1), _combination(p["params"]), p["acquisition"]]
+        for rank, p in enumerate(top_proposals)
+    ]
+    return _table(["rank", "combination", acquisition], rows)
+
+
+def model_markdown(models: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> list[str]:
+    """The fitted GP hyperparameters, one column per model (objective): lambda, noise and the
+    lengthscale of each numeric parameter (in [0, 1] units; shorter means more relevant)."""
+    names: list[str] = []
+    for model in models:
+        names += [n for n in model.get("lengthscales", {}) if n not in names]
+    rows = [["lambda", *(m.get("lambda", "-") for m in models)], ["noise", *(m.get("noise", "-") for m in models)]]
+    rows += [[f"lengthscale `{n}`", *(m.get("lengthscales", {}).get(n, "-") for m in models)] for n in names]
+    return _table(["GP hyperparameter", *labels], rows)
+
+
+def diagnostics_markdown(diagnostics: Mapping[str, Any]) -> str:
+    """The Markdown note of one trial's diagnostics (see the module docstring for the keys)."""
+    phase = diagnostics.get("phase", "?")
+    acquisition = diagnostics.get("acquisition", DEFAULT_ACQUISITION)
+    lines = ["## VPBOSampler", "", f"**Phase**: {PHASE_TITLES.get(phase, phase)}"]
+    top = diagnostics.get("top_proposals")
+    if top:
+        lines += ["", f"**Top value proposals** ({acquisition} of each categorical combination, best first)", ""]
+        lines += proposals_markdown(top, acquisition)
+    if "objectives" in diagnostics:
+        models = list(diagnostics["objectives"])
+        labels = [f"objective {i}" for i in range(len(models))]
+    elif "lambda" in diagnostics:
+        models, labels = [diagnostics], ["value"]
+    else:
+        models, labels = [], []
+    if models:
+        lines += ["", "**Fitted GP model**", ""] + model_markdown(models, labels)
+    elif phase == "random":
+        lines += ["", "No model yet: the parameters come from the independent sampler."]
+    return "\n".join(lines) + "\n"

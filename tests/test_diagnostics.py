@@ -1,0 +1,102 @@
+"""The diagnostics of ``record_proposals=True``: the user attribute ``vpbo`` and the Markdown note
+that optuna-dashboard shows (``optuna_vpbo._diagnostics``)."""
+
+from __future__ import annotations
+
+import sys
+
+import optuna
+import pytest
+
+from optuna_vpbo import VPBOSampler
+from optuna_vpbo._diagnostics import diagnostics_markdown, record_diagnostics
+
+SINGLE = {
+    "phase": "proposals",
+    "top_proposals": [
+        {"params": {"optimizer": "adam", "activation": "relu|gelu"}, "acquisition": -1.23456},
+        {"params": {"optimizer": "sgd", "activation": "tanh"}, "acquisition": -7.5},
+    ],
+    "lambda": 0.25,
+    "noise": 1.5e-05,
+    "lengthscales": {"learning_rate": 0.1234, "dropout": 3.0},
+}
+EHVI = {
+    "phase": "proposals",
+    "acquisition": "log EHVI",
+    "top_proposals": [{"params": {"c": 1}, "acquisition": 0.5}],
+    "objectives": [
+        {"lambda": 0.1, "noise": 1e-06, "lengthscales": {"x": 0.2}},
+        {"lambda": 0.9, "noise": 0.01, "lengthscales": {"x": 0.7}},
+    ],
+}
+
+
+def test_markdown_of_value_proposals_marks_the_chosen_and_lists_the_model() -> None:
+    lines = diagnostics_markdown(SINGLE).splitlines()
+    assert "**Phase**: value proposals" in lines
+    header = lines.index("| rank | combination | log EI |")
+    assert lines[header + 2] == "| **chosen** | optimizer=adam, activation=relu\\|gelu | -1.235 |"
+    assert lines[header + 3] == "| 2 | optimizer=sgd, activation=tanh | -7.5 |"
+    model = lines.index("| GP hyperparameter | value |")
+    assert lines[model + 2 : model + 6] == [
+        "| lambda | 0.25 |",
+        "| noise | 1.5e-05 |",
+        "| lengthscale `learning_rate` | 0.1234 |",
+        "| lengthscale `dropout` | 3 |",
+    ]
+
+
+def test_markdown_of_log_ehvi_has_one_model_column_per_objective() -> None:
+    text = diagnostics_markdown(EHVI)
+    assert "| rank | combination | log EHVI |" in text
+    assert "| **chosen** | c=1 | 0.5 |" in text
+    assert "| GP hyperparameter | objective 0 | objective 1 |" in text
+    assert "| lambda | 0.1 | 0.9 |" in text
+    assert "| lengthscale `x` | 0.2 | 0.7 |" in text
+
+
+def test_markdown_of_the_random_phase_says_there_is_no_model() -> None:
+    text = diagnostics_markdown({"phase": "random"})
+    assert "random (initial design)" in text and "No model yet" in text and "|" not in text
+
+
+def test_record_writes_the_user_attribute_and_a_note_that_replaces_the_last() -> None:
+    optuna_dashboard = pytest.importorskip("optuna_dashboard")
+    study = optuna.create_study()
+    live = study.ask()
+    frozen = study._storage.get_trial(live._trial_id)
+    record_diagnostics(study, frozen, SINGLE)
+    assert study._storage.get_trial(live._trial_id).user_attrs["vpbo"] == SINGLE
+    assert optuna_dashboard.get_note(live) == diagnostics_markdown(SINGLE)
+    record_diagnostics(study, frozen, {"phase": "random"})  # a second note replaces the first
+    assert optuna_dashboard.get_note(live) == diagnostics_markdown({"phase": "random"})
+
+
+def test_record_without_optuna_dashboard_writes_the_user_attribute_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "optuna_dashboard._note", None)  # import raises ImportError
+    study = optuna.create_study()
+    trial = study._storage.get_trial(study.ask()._trial_id)
+    record_diagnostics(study, trial, SINGLE)
+    assert study._storage.get_trial(trial._trial_id).user_attrs["vpbo"] == SINGLE
+    assert not any(key.startswith("dashboard:") for key in study._storage.get_study_system_attrs(study._study_id))
+
+
+def test_sampler_notes_name_the_combination_the_trial_got() -> None:
+    optuna_dashboard = pytest.importorskip("optuna_dashboard")
+
+    def objective(trial: optuna.Trial) -> float:
+        kind = trial.suggest_categorical("kind", ["a", "b", "c"])
+        x = trial.suggest_float("x", 0.0, 1.0)
+        return (x - 0.3) ** 2 + {"a": 0.0, "b": 0.5, "c": 1.0}[kind]
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(sampler=VPBOSampler(seed=0, n_startup_trials=6, record_proposals=True))
+    study.optimize(objective, n_trials=9)
+    last = study.trials[-1]
+    diagnostics = last.user_attrs["vpbo"]
+    assert diagnostics["phase"] == "proposals"
+    assert diagnostics["top_proposals"][0]["params"] == {"kind": last.params["kind"]}
+    note = optuna_dashboard.get_note(optuna.Trial(study, last._trial_id))
+    assert note == diagnostics_markdown(diagnostics)
+    assert f"| **chosen** | kind={last.params['kind']} |" in note

@@ -1,0 +1,72 @@
+"""Every marked table of README.md and docs/*.md is what ``vpbo-benchmark docs`` makes of the
+stored runs now: regenerated into memory and compared (``vpbo-benchmark docs`` rewrites them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from optuna_vpbo.benchmarks.doc_tables import MARKER, doc_pages, regenerate_page
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+PAGES = [p for p in doc_pages(REPOSITORY) if MARKER.search(p.read_text(encoding="utf-8"))]
+
+
+def test_the_front_page_and_the_results_have_marked_tables() -> None:
+    names = {p.relative_to(REPOSITORY).as_posix() for p in PAGES}
+    assert {"README.md", "docs/results.md", "docs/performance.md"} <= names
+
+
+def test_committed_tables_are_up_to_date() -> None:
+    cache: dict = {}
+    stale = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        if regenerate_page(text, REPOSITORY, cache) != text:
+            stale.append(page.relative_to(REPOSITORY).as_posix())
+    assert not stale, f"out of date: {stale}; run `vpbo-benchmark docs` from the repository root"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_table_names_its_command(page: Path) -> None:
+    for match in MARKER.finditer(page.read_text(encoding="utf-8")):
+        assert f"Table: `vpbo-benchmark table {match.group('args').strip()}`" in match.group("body")
+
+
+def test_docstring_arguments_joins_continued_lines_and_stops_at_the_section_end() -> None:
+    from optuna_vpbo.benchmarks.doc_tables import docstring_arguments
+
+    doc = """Summary.
+
+    Args:
+        alpha: First line
+            continued here.
+        beta: One line.
+
+    Returns:
+        gamma: not an argument.
+    """
+    assert docstring_arguments(doc) == {"alpha": "First line continued here.", "beta": "One line."}
+
+
+def test_arguments_table_has_every_constructor_argument_with_its_default() -> None:
+    import inspect
+
+    from optuna_vpbo import VPBOSampler
+    from optuna_vpbo.benchmarks.doc_tables import arguments_table
+
+    rows = arguments_table().splitlines()[2:]
+    names = [n for n in inspect.signature(VPBOSampler.__init__).parameters if n != "self"]
+    assert [row.split(" | ")[0] for row in rows] == [f"| `{n}`" for n in names]
+    n_candidates = next(row for row in rows if row.startswith("| `n_candidates`"))
+    assert n_candidates.split(" | ")[1:3] == [f"`{VPBOSampler().settings.n_candidates}`", "`200`"]
+
+
+@pytest.mark.parametrize("page", doc_pages(REPOSITORY), ids=lambda p: p.name)
+def test_relative_links_of_the_pages_exist(page: Path) -> None:
+    import re
+
+    targets = re.findall(r"\]\(([^)#\s]+)", page.read_text(encoding="utf-8"))
+    missing = [t for t in targets if "://" not in t and not (page.parent / t).exists()]
+    assert not missing, f"{page.name} links to missing files: {missing}"
