@@ -5,6 +5,7 @@ see :mod:`optuna_vpbo._diagnostics`)."""
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import math
 from collections import Counter
 from collections.abc import Mapping
@@ -22,6 +23,14 @@ NO_DIAGNOSTICS = (
 )
 
 Point = tuple[int, float]  # (trial number, value)
+
+
+def import_optional(module: str, purpose: str, hint: str) -> Any:
+    """``module``, or an ImportError that says what needs it and how to install it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        raise ImportError(f"{purpose} needs {module.split('.')[0]}: {hint}") from error
 
 
 @dataclasses.dataclass(frozen=True)

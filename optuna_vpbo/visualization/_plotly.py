@@ -8,6 +8,7 @@ from optuna.study import Study
 
 from optuna_vpbo.visualization._history import (
     DEFAULT_MAX_COMBINATIONS,
+    import_optional,
     lengthscale_history,
     value_proposal_history,
 )
@@ -16,11 +17,7 @@ PLOT_EXTRA_HINT = "pip install plotly (or: pip install 'optuna-vpbo[plot]')"
 
 
 def _graph_objects() -> Any:
-    try:
-        import plotly.graph_objects as go
-    except ImportError as error:
-        raise ImportError(f"optuna_vpbo.visualization needs plotly: {PLOT_EXTRA_HINT}") from error
-    return go
+    return import_optional("plotly.graph_objects", "optuna_vpbo.visualization", PLOT_EXTRA_HINT)
 
 
 def plot_value_proposals(study: Study, max_combinations: int = DEFAULT_MAX_COMBINATIONS) -> Any:

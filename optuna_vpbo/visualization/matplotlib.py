@@ -9,6 +9,7 @@ from optuna.study import Study
 
 from optuna_vpbo.visualization._history import (
     DEFAULT_MAX_COMBINATIONS,
+    import_optional,
     lengthscale_history,
     value_proposal_history,
 )
@@ -17,10 +18,7 @@ PLOT_EXTRA_HINT = "pip install matplotlib"
 
 
 def _new_axes() -> Any:
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as error:
-        raise ImportError(f"optuna_vpbo.visualization.matplotlib needs matplotlib: {PLOT_EXTRA_HINT}") from error
+    plt = import_optional("matplotlib.pyplot", "optuna_vpbo.visualization.matplotlib", PLOT_EXTRA_HINT)
     _, axes = plt.subplots(figsize=(9, 5))
     return axes
 
