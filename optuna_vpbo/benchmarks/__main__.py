@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from optuna_vpbo import VPBOSampler
-from optuna_vpbo.benchmarks import overhead
+from optuna_vpbo.benchmarks import overhead, suite_report
 from optuna_vpbo.benchmarks.hypervolume import hypervolume_table
 from optuna_vpbo.benchmarks.oracle import ORACLE
 from optuna_vpbo.benchmarks.plots import SMOOTH_WINDOW, write_figures
@@ -67,8 +67,11 @@ def main(argv: list[str] | None = None) -> None:
     for parser_ in (overhead_parser, commands.add_parser("overhead-plot", help="table and figures of a stored overhead run")):
         parser_.add_argument("--out", type=Path, default=DEFAULT_OVERHEAD_OUT, help="folder of the overhead JSON file")
         parser_.add_argument("--figures", type=Path, default=DEFAULT_FIGURES, help="folder of the PNG figures")
+    suite_report.add_parser(commands)
     args = parser.parse_args(argv)
-    if args.command == "run":
+    if args.command == "suite-report":
+        suite_report.main(args)
+    elif args.command == "run":
         run(args.problems, args.samplers, range(args.seeds), args.trials, args.out, args.jobs)
     elif args.command == "hypervolume":
         print(hypervolume_table(args.out, args.problems, args.samplers, args.checkpoints))
