@@ -314,7 +314,7 @@ def write_suite_report(
     known = [e for e in collected if e.optimum is not None]
     lines += ["", "## Optima", "", *_table(
         ["problem", "family", "optimum", "how"],
-        [[e.spec.name, e.spec.family, f"{e.optimum:.10g}" if e.optimum is not None else "unknown", e.spec.optimum_method] for e in collected],
+        [[e.spec.name, e.spec.family, _optimum_cell(e), e.spec.optimum_method] for e in collected],
     )]
     missing = [e.spec.name for e in collected if not e.runs]
     if missing or len(known) < len(collected):
@@ -325,6 +325,18 @@ def write_suite_report(
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return text
+
+
+def best_stored(entry: SuiteRuns) -> float:
+    """The best observed value in any stored run of the problem (NaN without runs)."""
+    values = [v for r in entry.stored for v in observed_values(r) if not math.isnan(v)]
+    return min(values) if values else math.nan
+
+
+def _optimum_cell(entry: SuiteRuns) -> str:
+    if entry.optimum is not None:
+        return f"{entry.optimum:.10g}"
+    return f"unknown (best in any stored run: {best_stored(entry):.10g})"
 
 
 def add_parser(commands: Any) -> None:

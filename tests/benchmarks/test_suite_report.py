@@ -106,3 +106,11 @@ def test_report_end_to_end(tmp_path):
     assert "p=0.031, n=5" in text  # all five differences negative: 1/32
     assert "| mlp_synthetic | peer | 5 |" in text and "| - | 0 of 5 |" in text
     assert (tmp_path / "S.md").read_text() == text
+
+
+def test_best_stored_is_the_smallest_observed_value_of_any_run():
+    spec = suite.SUITE_SPECS["svr_diabetes"]
+    runs = [_record(0, ["a", "b"], [0.7, 0.4]), {"seed": 1, "values": [None, [0.6]], "params": [{}, {"c": "a"}]}]
+    entry = suite_report.SuiteRuns(spec, None, {"x": runs}, runs)
+    assert suite_report.best_stored(entry) == 0.4
+    assert suite_report._optimum_cell(entry) == "unknown (best in any stored run: 0.4)"
