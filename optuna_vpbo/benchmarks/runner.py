@@ -39,7 +39,7 @@ _THREAD_ENVIRONMENT = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREA
 _HASH_SEED_VARIABLE = "PYTHONHASHSEED"
 _WORKER_HASH_SEED = "0"
 # Libraries behind some samplers and problems, recorded with their versions where installed.
-_OPTIONAL_LIBRARIES = ("torch", "smac", "scikit-learn", "xgboost", "mlxtend")
+_OPTIONAL_LIBRARIES = ("torch", "smac", "scikit-learn", "xgboost", "mlxtend", "cmaes", "ax-platform", "botorch")
 
 
 def _single_threaded() -> None:
