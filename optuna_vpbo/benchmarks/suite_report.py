@@ -8,7 +8,9 @@ Definitions (docs/suite.md repeats them):
   the incumbent is the trial with the best *observed* value among trials 1..t (the first such
   trial on ties) and ``value`` its noiseless value where the problem is noisy (the record's
   ``noiseless`` list), else its observed value. Without a known optimum the metric is the
-  incumbent's value (every suite problem is minimised). Failed trials are never incumbents.
+  incumbent's value. Every suite problem is minimised; a maximised problem (``--problems`` with
+  the paper suite) is read in loss terms, its first objective negated, so that lower is better
+  everywhere. Failed trials are never incumbents.
 - Per (problem, sampler, checkpoint): the mean over seeds with its standard error
   (sample standard deviation / sqrt(n)), and the 90th-percentile seed: the m-th smallest
   metric, m = floor(0.9 n + 0.5) (for n = 10 the 9th of 10, for n = 20 the 18th), with the
@@ -213,21 +215,76 @@ def stuck_seeds(
 
 @dataclasses.dataclass
 class SuiteRuns:
+    """The runs of one problem in loss terms (minimised: a maximised problem's first objective,
+    its noiseless values and its optimum are negated at loading)."""
+
     spec: SuiteSpec
     optimum: float | None
     runs: dict[str, list[Record]]  # the requested samplers with results
-    stored: list[Record]  # every stored run of the problem (any sampler)
+    stored: list[Record]  # every stored run of the problem (any sampler, the Oracle included)
+    maximised: bool = False
+
+
+# Conditional problems of the paper suite: the categoricals that decide their branches (a
+# single random probe trial would miss the keys of the other branches).
+PAPER_COMBINATION_KEYS: Mapping[str, tuple[str, ...]] = {
+    "conditional_trap": ("model", "tree_kind"),
+    "automl": ("classifier", "lr_class_weight"),
+}
+
+
+def problem_spec(name: str) -> tuple[SuiteSpec, float | None, bool]:
+    """(spec, optimum in loss terms, maximised) of a suite problem or of any registered problem.
+
+    For a problem outside the suite the combination keys are its categorical parameters (found
+    by one random trial, as the Oracle does, or PAPER_COMBINATION_KEYS), and combination bests
+    come from the stored runs."""
+    if name in SUITE_SPECS:
+        return SUITE_SPECS[name], SUITE_SPECS[name].optimum(), False
+    import optuna
+    from optuna.distributions import CategoricalDistribution
+
+    from optuna_vpbo.benchmarks.problems import MAXIMIZE, get_problem
+
+    problem = get_problem(name)
+    keys = PAPER_COMBINATION_KEYS.get(name)
+    if keys is None:
+        optuna.logging.set_verbosity(optuna.logging.ERROR)
+        probe = optuna.create_study(directions=list(problem.directions), sampler=optuna.samplers.RandomSampler(seed=0))
+        probe.optimize(problem.objective, n_trials=1)
+        keys = tuple(n for n, d in probe.trials[0].distributions.items() if isinstance(d, CategoricalDistribution))
+    maximised = problem.directions[0] == MAXIMIZE
+    spec = SuiteSpec(
+        name, "paper", lambda: problem.objective, keys,
+        optimum_method="stated in problems.py" if problem.optimum is not None else "unknown: the best value in any stored run is the reference",
+        description=problem.description, conditional=name in PAPER_COMBINATION_KEYS,
+    )
+    optimum = None if problem.optimum is None else (-problem.optimum if maximised else problem.optimum)
+    return spec, optimum, maximised
+
+
+def as_loss(record: Record) -> Record:
+    """The record with its first objective (and noiseless values) negated: a maximised problem in loss terms."""
+    values = [None if not v else [-v[0]] for v in record["values"]]
+    noiseless = record.get("noiseless")
+    out = {**record, "values": values}
+    if noiseless is not None:
+        out["noiseless"] = [None if v is None else -v for v in noiseless]
+    return out
 
 
 def collect_suite(out_dir: Path, problems: Sequence[str], samplers: Sequence[str], max_seeds: int | None) -> list[SuiteRuns]:
     collected = []
     for name in problems:
-        spec = SUITE_SPECS[name]
+        spec, optimum, maximised = problem_spec(name)
         folder = out_dir / name
         names = sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
-        every = {s: [r for r in load_results(out_dir, name, s) if max_seeds is None or r["seed"] < max_seeds] for s in names}
+        every = {
+            s: [as_loss(r) if maximised else r for r in load_results(out_dir, name, s) if max_seeds is None or r["seed"] < max_seeds]
+            for s in names
+        }
         runs = {s: every[s] for s in samplers if every.get(s)}
-        collected.append(SuiteRuns(spec, spec.optimum(), runs, [r for rs in every.values() for r in rs]))
+        collected.append(SuiteRuns(spec, optimum, runs, [r for rs in every.values() for r in rs], maximised))
     return collected
 
 
@@ -285,12 +342,12 @@ def write_suite_report(
 ) -> str:
     """Write the Markdown report of one half of the suite to ``path`` and return it."""
     lines = [
-        f"# Broad suite: {half} half",
+        f"# Broad suite: {half}" + (" half" if half in HALVES else ""),
         "",
         f"Problems: {', '.join(e.spec.name for e in collected)}. Definitions: docs/suite.md and "
         "optuna_vpbo/benchmarks/suite_report.py. Checkpoints are trial numbers (initial design included).",
         "Metric: simple regret of the incumbent (noiseless value where the problem is noisy), or its value "
-        "where no optimum is known (all problems minimise).",
+        "where no optimum is known (the negated value for a maximised problem: lower is better everywhere).",
         *([f"Regenerate: `{command}`"] if command else []),
         "",
         "## Mean ± s.e. / 90th-percentile seed ± s.e. (Maritz-Jarrett), and stuck seeds",
@@ -334,15 +391,21 @@ def best_stored(entry: SuiteRuns) -> float:
 
 
 def _optimum_cell(entry: SuiteRuns) -> str:
+    sign = -1.0 if entry.maximised else 1.0
+    negated = " (maximised: the metric is the negated best value)" if entry.maximised and entry.optimum is None else ""
     if entry.optimum is not None:
-        return f"{entry.optimum:.10g}"
-    return f"unknown (best in any stored run: {best_stored(entry):.10g})"
+        return f"{sign * entry.optimum:.10g}"
+    return f"unknown (best in any stored run: {sign * best_stored(entry):.10g}){negated}"
 
 
 def add_parser(commands: Any) -> None:
     """The ``suite-report`` subcommand."""
     parser = commands.add_parser("suite-report", help="tables of the broad suite (one half), docs/results-suite")
     parser.add_argument("--half", choices=sorted(HALVES), default="held_out")
+    parser.add_argument(
+        "--problems", type=lambda s: [t.strip() for t in s.split(",") if t.strip()], default=None,
+        help="any registered problems instead of a half (e.g. the paper suite); --half then only names the report",
+    )
     parser.add_argument("--samplers", type=lambda s: [t.strip() for t in s.split(",") if t.strip()], required=True)
     parser.add_argument("--out", type=Path, required=True, help="folder of the per-run JSON files")
     parser.add_argument("--report", type=Path, default=None, help=f"Markdown file (default {DEFAULT_REPORT.parent}/SUITE-<half>.md)")
@@ -355,9 +418,10 @@ def add_parser(commands: Any) -> None:
 def main(args: argparse.Namespace) -> str:
     import sys
 
-    report = args.report or DEFAULT_REPORT.parent / f"SUITE-{args.half}.md"
-    collected = collect_suite(args.out, HALVES[args.half], args.samplers, args.seeds)
+    label = "selected-problems" if args.problems else args.half
+    report = args.report or DEFAULT_REPORT.parent / f"SUITE-{label}.md"
+    collected = collect_suite(args.out, args.problems or HALVES[args.half], args.samplers, args.seeds)
     command = "python -m optuna_vpbo.benchmarks " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["suite-report"] else ""
-    text = write_suite_report(report, collected, args.half, args.checkpoints, args.reference, args.stuck_trials, command)
+    text = write_suite_report(report, collected, label, args.checkpoints, args.reference, args.stuck_trials, command)
     print(text)
     return text

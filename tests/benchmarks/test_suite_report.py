@@ -114,3 +114,32 @@ def test_best_stored_is_the_smallest_observed_value_of_any_run():
     entry = suite_report.SuiteRuns(spec, None, {"x": runs}, runs)
     assert suite_report.best_stored(entry) == 0.4
     assert suite_report._optimum_cell(entry) == "unknown (best in any stored run: 0.4)"
+
+
+def test_paper_problems_get_their_categoricals_and_loss_terms():
+    spec, optimum, maximised = suite_report.problem_spec("func2c")
+    assert spec.combination_keys == ("h1", "h2") and not maximised
+    from optuna_vpbo.benchmarks.problems import get_problem
+
+    assert optimum == get_problem("func2c").optimum
+    assert suite_report.problem_spec("conditional_trap")[0].combination_keys == ("model", "tree_kind")
+    # A maximised first objective is negated (the second objective dropped), noiseless values too.
+    record = {"seed": 0, "values": [[90.0, 1.0], None, [95.0, 2.0]], "noiseless": [89.0, None, 96.0]}
+    loss = suite_report.as_loss(record)
+    assert loss["values"] == [[-90.0], None, [-95.0]] and loss["noiseless"] == [-89.0, None, -96.0]
+    assert suite_report.metric_trace(loss, -100.0).tolist() == [11.0, 11.0, 4.0]  # regret 100 - noiseless
+
+
+def test_report_of_a_maximised_paper_problem(tmp_path):
+    # Two runs of reizman_suzuki_1 (maximised yield, no optimum): the metric is the negated best value.
+    for sampler, yields in (("ours", [50.0, 80.0, 90.0]), ("peer", [40.0, 60.0, 70.0])):
+        record = {"problem": "reizman_suzuki_1", "sampler": sampler, "seed": 0, "n_trials": 3,
+                  "values": [[y] for y in yields], "params": [{"catalyst": "P1-L1"}] * 3}
+        path = result_path(tmp_path, "reizman_suzuki_1", sampler, 0)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(record))
+    collected = suite_report.collect_suite(tmp_path, ["reizman_suzuki_1"], ["ours", "peer"], None)
+    text = suite_report.write_suite_report(tmp_path / "S.md", collected, "paper", [3], "ours")
+    assert "| reizman_suzuki_1 | ours | 1 | -90 / -90 | 0 of 1 |" in text
+    assert "-20 (p=" in text  # ours - peer = -90 - (-70)
+    assert "best in any stored run: 90" in text
