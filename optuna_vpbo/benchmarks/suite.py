@@ -152,11 +152,16 @@ class ShiftedDesign:
     int_scale: float = 1.0  # base input per integer step
     sign_patterns: bool = False  # Schwefel: per-level sign flips instead of shifts
     height: float = 1.0
+    # A fixed shift common to every combination, within this fraction of the half-width: the
+    # optima of bases whose argmin is 0 do not sit near the centre of the box (where samplers
+    # that start at the centre, such as CMA-ES or Ax's centre point, would be favoured).
+    centre_fraction: float = 0.0
 
 
 @dataclasses.dataclass(frozen=True)
 class ShiftedTables:
     shifts: tuple[np.ndarray, ...]  # per categorical: [levels, n_floats + n_ints]
+    centre: np.ndarray  # [n_floats + n_ints], added to every combination's shift
     offsets: tuple[np.ndarray, ...]  # per categorical: [levels]
     interactions: Mapping[tuple[int, int], np.ndarray]  # (i, j) -> [levels_i, levels_j]
 
@@ -182,7 +187,14 @@ def shifted_tables(design: ShiftedDesign) -> ShiftedTables:
         (i, j): rng.uniform(0.0, design.interaction_spread, size=(design.levels[i], design.levels[j]))
         for i, j in itertools.combinations(range(n_cats), 2)
     } if design.interaction_spread > 0 else {}
-    return ShiftedTables(tuple(shifts), offsets, interactions)
+    # A generator of its own, so that the other tables (and so the optimum) do not depend on it.
+    centre_rng = np.random.default_rng([design.table_seed, 1])
+    half_int = (design.int_bounds[1] - design.int_bounds[0]) // 2
+    centre = np.concatenate([
+        centre_rng.uniform(-1.0, 1.0, size=design.n_floats) * design.centre_fraction * half_width,
+        centre_rng.integers(-int(design.centre_fraction * half_int), int(design.centre_fraction * half_int) + 1, size=design.n_ints),
+    ]).astype(float)
+    return ShiftedTables(tuple(shifts), centre, offsets, interactions)
 
 
 def shifted_offset(design: ShiftedDesign, h: Sequence[int]) -> float:
@@ -195,7 +207,7 @@ def shifted_offset(design: ShiftedDesign, h: Sequence[int]) -> float:
 def _combined_shift(design: ShiftedDesign, h: Sequence[int]) -> np.ndarray:
     """The sum of the levels' shift vectors, or the product of their sign patterns."""
     rows = [shifted_tables(design).shifts[i][level] for i, level in enumerate(h)]
-    return np.prod(rows, axis=0) if design.sign_patterns else np.sum(rows, axis=0)
+    return np.prod(rows, axis=0) if design.sign_patterns else np.sum(rows, axis=0) + shifted_tables(design).centre
 
 
 def shifted_value(design: ShiftedDesign, h: Sequence[int], x: np.ndarray, k: np.ndarray | None = None) -> float:
@@ -251,9 +263,11 @@ def shifted_objective(design: ShiftedDesign, noise_sd: float = 0.0) -> Callable[
 
 
 SHIFTED_DESIGNS: Mapping[str, ShiftedDesign] = {
-    "shifted_ackley": ShiftedDesign("ackley", (5, 5), 4, (-5.0, 5.0), 1301, offset_spread=3.0),
-    "shifted_rastrigin": ShiftedDesign("rastrigin", (4, 4, 4), 3, (-5.12, 5.12), 1302, offset_spread=6.0),
-    "shifted_levy": ShiftedDesign("levy", (8, 3), 5, (-10.0, 10.0), 1303, offset_spread=2.0),
+    "shifted_ackley": ShiftedDesign("ackley", (5, 5), 4, (-5.0, 5.0), 1301, offset_spread=3.0, centre_fraction=0.5),
+    "shifted_rastrigin": ShiftedDesign(
+        "rastrigin", (4, 4, 4), 3, (-5.12, 5.12), 1302, offset_spread=6.0, centre_fraction=0.5
+    ),
+    "shifted_levy": ShiftedDesign("levy", (8, 3), 5, (-10.0, 10.0), 1303, offset_spread=2.0, centre_fraction=0.5),
     "signed_schwefel": ShiftedDesign(
         "schwefel", (6, 6), 3, (-500.0, 500.0), 1304, offset_spread=150.0, sign_patterns=True
     ),
@@ -261,11 +275,12 @@ SHIFTED_DESIGNS: Mapping[str, ShiftedDesign] = {
         "styblinski_tang", (10, 15, 20), 3, (-5.0, 5.0), 1305, offset_spread=8.0, interaction_spread=4.0
     ),
     "many_cats_levy": ShiftedDesign(
-        "levy", (4, 4, 4, 4, 4, 4), 2, (-10.0, 10.0), 1306, offset_spread=1.0, interaction_spread=0.4
+        "levy", (4, 4, 4, 4, 4, 4), 2, (-10.0, 10.0), 1306, offset_spread=1.0, interaction_spread=0.4,
+        centre_fraction=0.5,
     ),
     "mixed_int_ackley": ShiftedDesign(
         "ackley", (6, 3), 3, (-2.0, 2.0), 1307, offset_spread=2.0, n_ints=3, int_bounds=(-10, 10),
-        int_scale=0.25, shift_fraction=0.6,
+        int_scale=0.25, shift_fraction=0.6, centre_fraction=0.35,
     ),
     "noisy_styblinski": ShiftedDesign(
         "styblinski_tang", (5, 4), 4, (-5.0, 5.0), 1308, offset_spread=10.0, interaction_spread=3.0

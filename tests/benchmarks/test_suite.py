@@ -77,13 +77,24 @@ def test_shifted_optimum_by_an_independent_table_minimum(name):
     for (i, j), table in tables.interactions.items():
         total = total + table.reshape([design.levels[k] if k in (i, j) else 1 for k in range(n)])
     assert suite.build_problem(name).optimum == pytest.approx(float(total.min()), abs=1e-12)
-    # Every combination reaches its offset inside the bounds (a sample of combinations).
-    rng = np.random.default_rng(0)
-    for h in [tuple(int(rng.integers(k)) for k in design.levels) for _ in range(10)]:
+    # Every combination reaches its offset inside the bounds.
+    for h in np.ndindex(*design.levels):
         x, k = suite.shifted_argmin(design, h)
         assert np.all((design.bounds[0] <= x) & (x <= design.bounds[1]))
         assert np.all((design.int_bounds[0] <= k) & (k <= design.int_bounds[1]))
+    rng = np.random.default_rng(0)
+    for h in [tuple(int(rng.integers(k)) for k in design.levels) for _ in range(10)]:
+        x, k = suite.shifted_argmin(design, h)
         assert suite.shifted_value(design, h, x, k) == pytest.approx(float(total[h]), abs=1e-9)
+
+
+@pytest.mark.parametrize("name", [n for n, d in suite.SHIFTED_DESIGNS.items() if d.centre_fraction > 0])
+def test_optima_are_off_centre(name):
+    # The best combination's optimum is not within 20 % of the half-width of the centre in every dimension.
+    design = suite.SHIFTED_DESIGNS[name]
+    x, _ = suite.shifted_argmin(design, suite.best_combination(design)[0])
+    half_width = (design.bounds[1] - design.bounds[0]) / 2
+    assert np.max(np.abs(x - (design.bounds[0] + half_width))) > 0.2 * half_width
 
 
 @pytest.mark.parametrize("name", SYNTHETIC)
