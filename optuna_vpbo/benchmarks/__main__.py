@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from optuna_vpbo import VPBOSampler
-from optuna_vpbo.benchmarks import catalogue, doc_tables, overhead
+from optuna_vpbo.benchmarks import catalogue, doc_tables, overhead, suite_report
 from optuna_vpbo.benchmarks.hypervolume import hypervolume_table
 from optuna_vpbo.benchmarks.oracle import ORACLE
 from optuna_vpbo.benchmarks.plots import SMOOTH_WINDOW, write_figures
@@ -84,6 +84,7 @@ def main(argv: list[str] | None = None) -> None:
     for parser_ in (overhead_parser, commands.add_parser("overhead-plot", help="table and figures of a stored overhead run")):
         parser_.add_argument("--out", type=Path, default=DEFAULT_OVERHEAD_OUT, help="folder of the overhead JSON file")
         parser_.add_argument("--figures", type=Path, default=DEFAULT_FIGURES, help="folder of the PNG figures")
+    suite_report.add_parser(commands)
     args, rest = parser.parse_known_args(argv)
     if args.command == "table":  # its own parser: `docs` reads the same arguments from the pages
         print(doc_tables.render_table(rest))
@@ -97,6 +98,8 @@ def main(argv: list[str] | None = None) -> None:
         print("\n".join(catalogue.sampler_lines()))
     elif args.command == "docs":
         docs(args)
+    elif args.command == "suite-report":
+        suite_report.main(args)
     elif args.command == "run":
         run(args.problems, args.samplers, range(args.seeds), args.trials, args.out, args.jobs, args.progress)
     elif args.command == "hypervolume":

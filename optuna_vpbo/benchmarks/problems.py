@@ -754,6 +754,10 @@ _FACTORIES: Mapping[str, Callable[[], Problem]] = {
     "automl": _automl_problem,
 }
 
+# The broad suite of issue 13 (suite.py imports this module only inside its functions).
+from optuna_vpbo.benchmarks.suite import SUITE_FACTORIES  # noqa: E402
+
+_FACTORIES = {**_FACTORIES, **SUITE_FACTORIES}
 PROBLEM_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 ML_PROBLEM_NAMES: tuple[str, ...] = ("svm_boston", "xg_mnist", "nas_like", "automl")
 

@@ -29,6 +29,7 @@ from optuna_vpbo.benchmarks.oracle import ORACLE, oracle_record
 from optuna_vpbo.benchmarks.problems import get_problem
 from optuna_vpbo.benchmarks.progress import POLL_SECONDS, RunProgress, TrialReporter
 from optuna_vpbo.benchmarks.samplers import TimedSampler, make_sampler
+from optuna_vpbo.benchmarks.suite import NOISELESS_ATTR
 
 
 # Thread pools of the libraries the samplers use (NumPy/SciPy BLAS, PyTorch for GPSampler).
@@ -39,7 +40,7 @@ _THREAD_ENVIRONMENT = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREA
 _HASH_SEED_VARIABLE = "PYTHONHASHSEED"
 _WORKER_HASH_SEED = "0"
 # Libraries behind some samplers and problems, recorded with their versions where installed.
-_OPTIONAL_LIBRARIES = ("torch", "smac", "scikit-learn", "xgboost", "mlxtend")
+_OPTIONAL_LIBRARIES = ("torch", "smac", "scikit-learn", "xgboost", "mlxtend", "cmaes", "ax-platform", "botorch")
 
 
 def _single_threaded() -> None:
@@ -128,9 +129,18 @@ def run_one(
         "params": [t.params for t in trials],
         "constraints": [list(t.constraints.values()) for t in trials],
         "sampler_seconds": [sampler.seconds.get(t.number, 0.0) for t in trials],
+        **_noiseless_values(trials),
         "wall_seconds": time.perf_counter() - start,
         "environment": _environment(),
     }
+
+
+def _noiseless_values(trials: Sequence[optuna.trial.FrozenTrial]) -> dict[str, list[float | None]]:
+    """``{"noiseless": [...]}``, each trial's noiseless objective value, where the problem adds
+    noise and stores it (suite.NOISELESS_ATTR); empty otherwise, so other records are unchanged."""
+    if not any(NOISELESS_ATTR in t.user_attrs for t in trials):
+        return {}
+    return {"noiseless": [t.user_attrs.get(NOISELESS_ATTR) for t in trials]}
 
 
 def _run_and_store(

@@ -15,6 +15,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from optuna_vpbo import VPBOSampler
 from optuna_vpbo.benchmarks.baselines import BASELINE_FACTORIES
+from optuna_vpbo.benchmarks.peers import PEER_FACTORIES
 from optuna_vpbo.benchmarks.smac_sampler import SMACSampler
 
 
@@ -55,6 +56,8 @@ SAMPLER_FACTORIES: dict[str, Callable[[int], BaseSampler]] = {
     # The paper's baselines (sec. 5); "oracle" is run by the runner (see oracle.py).
     **BASELINE_FACTORIES,
     "smac": lambda seed: SMACSampler(seed=seed),
+    # Peers of the broad suite (issue 13): tpe-auto, catcmawm, ax (see peers.py).
+    **PEER_FACTORIES,
 }
 
 
