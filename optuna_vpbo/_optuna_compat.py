@@ -44,3 +44,12 @@ def process_constraints_after_trial(
     constraints_func: Callable[[FrozenTrial], Sequence[float]], study: Study, trial: FrozenTrial, state: TrialState
 ) -> None:
     _process_constraints_after_trial(constraints_func, study, trial, state)
+
+
+def get_study_system_attrs(study: Study) -> dict[str, Any]:
+    """The study's system attributes, read from the storage (another process may have written)."""
+    return study._storage.get_study_system_attrs(study._study_id)
+
+
+def set_study_system_attr(study: Study, key: str, value: Any) -> None:
+    study._storage.set_study_system_attr(study._study_id, key, value)
