@@ -11,8 +11,8 @@ VPBO reads the fit the window stored in the study). Each
 own, and its CPU time is the sampler's work even on a machine shared with other jobs (the wall
 clock is recorded too).
 
-The floor is the floating-point work of VPBO's value proposals at that size, divided by the
-machine's measured single-thread GEMM speed: one triangular solve of an n x S block (n^2 S
+The floor is the floating-point work of VPBO's value proposals at that size (with the points the
+GP keeps, at most ``GP_MAX_POINTS``), divided by the machine's measured single-thread GEMM speed: one triangular solve of an n x S block (n^2 S
 flops) per solved piece (K_x and one per categorical level, less one level per variable, which
 is derived from the others; the levels of the variable the training points are grouped by
 solve only their trailing rows), n S (k + 2) flops per combination to assemble its posterior,
@@ -42,6 +42,7 @@ import numpy as np
 import optuna
 
 from optuna_vpbo._combinations import N_SEED_TRIALS
+from optuna_vpbo._fit import GP_MAX_POINTS
 from optuna_vpbo._proposals import N_NEIGHBOUR_SEEDS, N_SCREEN_CANDIDATES, N_SCREENED, SCREEN_ABOVE
 from optuna_vpbo.benchmarks.problems import get_problem
 from optuna_vpbo.benchmarks.runner import _environment, _single_threaded
@@ -176,7 +177,9 @@ def _timed(call: Callable[[], object]) -> float:
 
 
 def proposal_flops(case: str, n: int, n_candidates: int, max_combinations: int) -> float:
-    """Floating-point work of one round of value proposals (see the module docstring)."""
+    """Floating-point work of one round of value proposals (see the module docstring) with the
+    points the GP keeps (at most ``GP_MAX_POINTS`` of the n at a rebuild)."""
+    n = min(n, GP_MAX_POINTS)
     levels = CASES[case][2]
     k = len(levels)
     # K_x, then every level but one per variable; the training points are grouped by the levels
@@ -271,7 +274,7 @@ def write_figures(results: Sequence[Measurement], folder: Path, prefix: str = "o
     samplers = sorted({m.sampler for m in results}, key=lambda s: (s != "vpbo", s))
     markers = dict(zip(samplers, "osd^v"))
     paths = [_figure_against_n(results, samplers, markers, folder / f"{prefix}_vs_n.png")]
-    if any(m.n_trials == FIGURE_N for m in results):
+    if len({m.case for m in results if m.n_trials == FIGURE_N}) > 1:
         paths.append(_figure_against_c(results, samplers, markers, folder / f"{prefix}_vs_c.png"))
     return paths
 
