@@ -34,6 +34,14 @@ void bind_models(py::module_& m) {
            py::arg("h"), py::arg("x"), py::arg("y"), py::arg("lengthscales"), py::arg("variance"), py::arg("lam"),
            py::arg("noise"))
       .def(
+          "extended",
+          [](const MixedGP& gp, const IntMatrix& h, const Matrix& x, Vector y) {
+            return without_gil([&] { return std::make_shared<MixedGP>(gp.extended(h, x, std::move(y))); });
+          },
+          py::arg("h"), py::arg("x"), py::arg("y"),
+          "The GP with the points (h, x) appended, targets y for all points (these first): the Cholesky factor grows by "
+          "the new rows in O(n^2 m).")
+      .def(
           "predict",
           [](const MixedGP& gp, const IntMatrix& h, const Matrix& x) {
             Vector mean, variance;

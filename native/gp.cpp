@@ -63,14 +63,41 @@ MixedGP::MixedGP(IntMatrix h, Matrix x, Vector y, MixedKernel kernel, double noi
     throw std::invalid_argument("MixedGP: expected " + std::to_string(x_.cols()) + " lengthscales, got " +
                                 std::to_string(kernel_.n_numeric()));
   }
-  if (y_.size() != x_.rows()) throw std::invalid_argument("MixedGP: y must have one value per training point");
-  if (!y_.allFinite()) throw std::invalid_argument("MixedGP: y contains NaN or inf");
   if (!std::isfinite(noise_) || noise_ < 0.0) throw std::invalid_argument("MixedGP: noise must be finite and >= 0");
   Matrix k = kernel_(h_, x_, h_, x_);
   k.diagonal().array() += noise_;
   lower_ = cholesky_lower(k);
+  set_targets(std::move(y_));
+}
+
+void MixedGP::set_targets(Vector y) {
+  if (y.size() != x_.rows()) throw std::invalid_argument("MixedGP: y must have one value per training point");
+  if (!y.allFinite()) throw std::invalid_argument("MixedGP: y contains NaN or inf");
+  y_ = std::move(y);
   alpha_ = lower_.triangularView<Eigen::Lower>().solve(y_);
   lower_.transpose().triangularView<Eigen::Upper>().solveInPlace(alpha_);
+}
+
+MixedGP MixedGP::extended(const IntMatrix& h_new, const Matrix& x_new, Vector y) const {
+  validate_points(h_new, x_new, "extended");
+  if (h_new.cols() != h_.cols() || x_new.cols() != x_.cols()) throw std::invalid_argument("extended: new points have the wrong number of columns");
+  const Eigen::Index n = size(), m = x_new.rows();
+  MixedGP grown = *this;
+  grown.h_.conservativeResize(n + m, Eigen::NoChange);
+  grown.h_.bottomRows(m) = h_new;
+  grown.x_.conservativeResize(n + m, Eigen::NoChange);
+  grown.x_.bottomRows(m) = x_new;
+  Matrix cross = kernel_(h_, x_, h_new, x_new);  // n x m, becomes B = L^-1 K(X, X_new)
+  if (n > 0) lower_.triangularView<Eigen::Lower>().solveInPlace(cross);
+  Matrix schur = kernel_(h_new, x_new, h_new, x_new);
+  schur.diagonal().array() += noise_;
+  schur.noalias() -= cross.transpose() * cross;
+  grown.lower_ = Matrix::Zero(n + m, n + m);
+  grown.lower_.topLeftCorner(n, n) = lower_;
+  grown.lower_.bottomLeftCorner(m, n) = cross.transpose();
+  grown.lower_.bottomRightCorner(m, m) = cholesky_lower(schur);
+  grown.set_targets(std::move(y));
+  return grown;
 }
 
 double MixedGP::variance_floor() const { return kMinRelativeVariance * kernel_.variance(); }

@@ -25,6 +25,12 @@ class MixedGP {
   // h: n x k categorical codes, x: n x d numeric part, y: n targets; noise: noise variance.
   MixedGP(IntMatrix h, Matrix x, Vector y, MixedKernel kernel, double noise);
 
+  // The GP on these training points followed by (h_new, x_new), with targets y for all of them
+  // (this GP's points first), same kernel and noise. The Cholesky factor grows by the new rows,
+  // L' = [L 0; B^T C] with B = L^-1 K(X, X_new) and C C^T = K(X_new, X_new) + noise I - B^T B
+  // (Golub & Van Loan 2013, sec. 4.2): O(n^2 m) instead of a new O(n^3) factorisation.
+  MixedGP extended(const IntMatrix& h_new, const Matrix& x_new, Vector y) const;
+
   // Posterior mean and latent variance (noise excluded) at m query points.
   void predict(const IntMatrix& h_q, const Matrix& x_q, Vector& mean, Vector& variance) const;
 
@@ -44,6 +50,9 @@ class MixedGP {
   Eigen::Index size() const { return x_.rows(); }
 
  private:
+  // Checks y against the training points and solves alpha = K^-1 y with the factor.
+  void set_targets(Vector y);
+
   IntMatrix h_;
   Matrix x_;
   Vector y_;

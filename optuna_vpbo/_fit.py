@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import NamedTuple, Protocol
 
 import numpy as np
 import scipy.optimize
 
 from optuna_vpbo import _core
+from optuna_vpbo._subsets import training_subset
 from optuna_vpbo._output_transforms import FittedTransform, OutputTransform
 
 # Bounds on targets standardised to zero mean and unit variance, and x in [0, 1]^d.
@@ -29,6 +31,14 @@ DEFAULT_VARIANCE = 1.0
 DEFAULT_NOISE = 0.1
 DEFAULT_LAMBDA = 0.5
 MAX_LBFGS_ITERATIONS = 200
+# Long studies (docs/decisions.md, "Long studies"): up to LONG_STUDY observations a model is fitted
+# and refitted as in the paper, on all its data. Beyond, refits come once the data grew by
+# REFIT_GROWTH, the likelihood is evaluated on at most FIT_MAX_POINTS observations and the GP
+# keeps at most GP_MAX_POINTS of them at a rebuild (``_subsets.training_subset``).
+LONG_STUDY = 300
+REFIT_GROWTH = 0.05
+FIT_MAX_POINTS = 300
+GP_MAX_POINTS = 2000
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,11 +68,15 @@ class GPHyperparameters:
         the most levels: the posterior does not depend on their order, and the value proposals'
         triangular solves for that variable's levels then skip the rows above each level
         (``native/proposals.cpp``)."""
-        order = _grouped_by_level(h)
-        return _core.MixedGP(h[order], x[order], y[order], self.lengthscales, self.variance, self.lam, self.noise)
+        order = grouped_by_level(h)
+        return self.gp_in_order(h[order], x[order], y[order])
+
+    def gp_in_order(self, h: np.ndarray, x: np.ndarray, y: np.ndarray) -> _core.MixedGP:
+        """The GP on (h, x, y), its training points in the given order."""
+        return _core.MixedGP(h, x, y, self.lengthscales, self.variance, self.lam, self.noise)
 
 
-def _grouped_by_level(h: np.ndarray) -> np.ndarray:
+def grouped_by_level(h: np.ndarray) -> np.ndarray:
     """Row order that sorts ``h`` by its column with the most levels (stable; identity if none)."""
     if h.shape[1] == 0 or len(h) == 0:
         return np.arange(len(h))
@@ -129,6 +143,42 @@ def fit_hyperparameters(
 
 
 @dataclasses.dataclass(frozen=True)
+class RefitSchedule:
+    """When a model's hyperparameters are refitted and from how many starts.
+
+    Up to ``LONG_STUDY`` observations, as the paper: every ``refit_interval`` observations from
+    ``n_restarts`` starts (one warm). Beyond, once the data grew by ``REFIT_GROWTH`` of what the
+    last fit saw (at least ``refit_interval``), from the warm start alone: the likelihood surface
+    moves little when a few percent of points are added, and random restarts cost a full fit each.
+    """
+
+    refit_interval: int
+    n_restarts: int
+
+    def interval(self, n_fitted: int) -> int:
+        """How many new observations a fit on ``n_fitted`` observations is reused for."""
+        if n_fitted < LONG_STUDY:
+            return self.refit_interval
+        return max(self.refit_interval, math.ceil(REFIT_GROWTH * n_fitted))
+
+    def is_due(self, n_fitted: int, n: int) -> bool:
+        """Whether a fit on ``n_fitted`` observations must be redone at ``n`` (also when the data
+        shrank, e.g. a trial was filtered out of the space)."""
+        return not 0 <= n - n_fitted < self.interval(n_fitted)
+
+    def restarts(self, n: int, warm: bool) -> int:
+        return 1 if warm and n >= LONG_STUDY else self.n_restarts
+
+
+class FitStore(Protocol):
+    """Where the last fit of a long study's model outlives the process (``_fit_store``)."""
+
+    def load(self, key: tuple[str, ...]) -> tuple[int, GPHyperparameters] | None: ...
+
+    def save(self, key: tuple[str, ...], n_observations: int, hyperparameters: GPHyperparameters) -> None: ...
+
+
+@dataclasses.dataclass(frozen=True)
 class ModelFit:
     """One output's last fit: its size, hyperparameters and fitted output transform."""
 
@@ -137,15 +187,35 @@ class ModelFit:
     transform: FittedTransform
 
 
+class BuiltGP(NamedTuple):
+    """The last GP built for a model: its hyperparameters, the trial numbers of its training
+    points in its order, the trial numbers it has seen (sorted; those left out of a subset
+    included), and the GP."""
+
+    hyperparameters: GPHyperparameters
+    numbers: np.ndarray
+    seen: np.ndarray
+    gp: _core.MixedGP
+
+
 class ModelCache:
-    """The last fit of every output model (objectives and constraints), by key: a fit is reused
-    while fewer than ``refit_interval`` observations came since it, else refitted warm-started
-    from it (VPBO paper, sec. 5: refits every 10 trials)."""
+    """The last fit and the last GP of every output model (objectives and constraints), by key.
+
+    Fits follow the ``RefitSchedule`` (VPBO paper, sec. 5: refits every 10 trials; long studies
+    less often), warm-started from the previous fit, or in a new process from the fit that a
+    ``FitStore`` kept. Between refits a model's GP grows by the new observations (an O(n^2)
+    update of its Cholesky factor) instead of being rebuilt.
+    """
 
     def __init__(self, refit_interval: int, n_restarts: int) -> None:
-        self._refit_interval = refit_interval
-        self._n_restarts = n_restarts
+        self._schedule = RefitSchedule(refit_interval, n_restarts)
         self._fits: dict[tuple[str, ...], ModelFit] = {}
+        self._gps: dict[tuple[str, ...], BuiltGP] = {}
+
+    def __getstate__(self) -> dict[str, object]:
+        """A pickled cache (a pickled sampler) leaves its GPs behind: native objects do not
+        pickle, and the next trial builds them anew from the fits."""
+        return {**self.__dict__, "_gps": {}}
 
     def fit_or_reuse(
         self,
@@ -155,15 +225,75 @@ class ModelCache:
         values: np.ndarray,
         transform: OutputTransform,
         rng: np.random.Generator,
+        store: FitStore | None = None,
     ) -> tuple[np.ndarray, GPHyperparameters, FittedTransform]:
         """The targets of ``values``, the hyperparameters and the fitted output transform of the
         model ``key``."""
+        n = len(h)
         cached = self._fits.get(key)
-        if cached is not None and 0 <= len(h) - cached.n_observations < self._refit_interval:
+        if cached is None and store is not None and n >= LONG_STUDY:
+            cached = _restored(store.load(key), x.shape[1], transform, values)
+        if cached is not None and not self._schedule.is_due(cached.n_observations, n):
             return cached.transform(values), cached.hyperparameters, cached.transform
         fitted_transform = transform.fit(values)
         y = fitted_transform(values)
         warm_start = cached.hyperparameters if cached is not None else None
-        fitted = fit_hyperparameters(h, x, y, rng=rng, n_restarts=self._n_restarts, warm_start=warm_start)
-        self._fits[key] = ModelFit(len(h), fitted, fitted_transform)
+        subset = training_subset(h, y, FIT_MAX_POINTS)
+        n_restarts = self._schedule.restarts(n, warm_start is not None)
+        fitted = fit_hyperparameters(h[subset], x[subset], y[subset], rng=rng, n_restarts=n_restarts, warm_start=warm_start)
+        self._fits[key] = ModelFit(n, fitted, fitted_transform)
+        if store is not None and n >= LONG_STUDY:
+            store.save(key, n, fitted)
         return y, fitted, fitted_transform
+
+    def gp(
+        self, key: tuple[str, ...], numbers: np.ndarray, data: tuple[np.ndarray, np.ndarray, np.ndarray], hyperparameters: GPHyperparameters
+    ) -> tuple[_core.MixedGP, np.ndarray]:
+        """The GP of model ``key`` on ``data = (h, x, y)`` of the trials ``numbers``, and the
+        order of the data in it (indices; a subset beyond ``GP_MAX_POINTS`` observations).
+
+        In a long study (``LONG_STUDY`` training points), the last GP grows by the trials it has
+        not seen when its hyperparameters are still the current ones and all its training trials
+        are still in the data; else the GP is built anew, from the ``training_subset`` grouped by
+        level (``GPHyperparameters.make_gp``), as every trial of a short study does, so that short
+        studies stay bit for bit what they were (a grown factor differs from a new one by
+        round-off). Trials left out of a subset stay out until the next rebuild."""
+        h, x, y = data
+        built = self._gps.get(key)
+        if built is not None and built.hyperparameters is hyperparameters and len(built.numbers) >= LONG_STUDY:
+            order = _extension_order(built.numbers, built.seen, numbers)
+            if order is not None:
+                new = order[len(built.numbers) :]
+                try:
+                    gp = built.gp.extended(h[new], x[new], y[order])
+                except _core.NumericalError:
+                    pass  # the round-off of the update: the GP is built anew below
+                else:
+                    self._gps[key] = BuiltGP(hyperparameters, numbers[order], np.union1d(built.seen, numbers[new]), gp)
+                    return gp, order
+        subset = training_subset(h, y, GP_MAX_POINTS)
+        order = subset[grouped_by_level(h[subset])]
+        gp = hyperparameters.gp_in_order(h[order], x[order], y[order])
+        self._gps[key] = BuiltGP(hyperparameters, numbers[order], np.unique(numbers), gp)
+        return gp, order
+
+
+def _restored(
+    stored: tuple[int, GPHyperparameters] | None, n_numeric: int, transform: OutputTransform, values: np.ndarray
+) -> ModelFit | None:
+    """A stored fit as the cache's last fit (its output transform fitted on the current values);
+    None if there is none or it has the wrong number of lengthscales."""
+    if stored is None or len(stored[1].lengthscales) != n_numeric:
+        return None
+    n_observations, hyperparameters = stored
+    return ModelFit(n_observations, hyperparameters, transform.fit(values))
+
+
+def _extension_order(previous: np.ndarray, seen: np.ndarray, numbers: np.ndarray) -> np.ndarray | None:
+    """Indices into ``numbers``: the ``previous`` trials in their order, then the ones not
+    ``seen`` before in theirs; None if some previous trial is no longer in ``numbers``."""
+    position = {int(number): i for i, number in enumerate(numbers.tolist())}
+    kept = [position.get(int(number), -1) for number in previous.tolist()]
+    if -1 in kept:
+        return None
+    return np.concatenate([np.asarray(kept, dtype=np.int64), np.flatnonzero(~np.isin(numbers, seen))])

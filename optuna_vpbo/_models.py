@@ -11,7 +11,7 @@ import numpy as np
 from optuna.trial import FrozenTrial
 
 from optuna_vpbo import _core
-from optuna_vpbo._fit import GPHyperparameters, ModelCache
+from optuna_vpbo._fit import FitStore, GPHyperparameters, ModelCache
 from optuna_vpbo._output_transforms import ConstraintStandardize, FittedConstraintStandardize, OutputTransform
 
 
@@ -34,25 +34,38 @@ class ConstraintModel:
     threshold: float
 
 
+@dataclasses.dataclass(frozen=True)
+class ModelData:
+    """What the models of one trial are fitted on: the trial numbers of the observations (the
+    identity of a GP's training points between trials), their encoding, and where a long study's
+    fits are kept between processes."""
+
+    numbers: np.ndarray
+    h: np.ndarray
+    x: np.ndarray
+    store: FitStore | None = None
+
+
 def objective_model(
     cache: ModelCache,
     key: tuple[str, ...],
-    data: tuple[np.ndarray, np.ndarray, np.ndarray],
+    data: ModelData,
+    values: np.ndarray,
     transform: OutputTransform,
     pending: tuple[np.ndarray, np.ndarray],
     rng: np.random.Generator,
 ) -> ObjectiveModel:
-    """The model of objective values ``data = (h, x, values)``, conditioned on the ``pending``
-    points (h, x) at its posterior mean there (the kriging believer: the mean is kept and the
-    variance shrinks, so that workers spread out)."""
-    h, x, values = data
-    y, hyperparameters, _ = cache.fit_or_reuse(key, h, x, values, transform, rng)
-    gp = hyperparameters.make_gp(h, x, y)
+    """The model of the objective ``values`` of ``data``, conditioned on the ``pending`` points
+    (h, x) at its posterior mean there (the kriging believer: the mean is kept and the variance
+    shrinks, so that workers spread out); the believer's GP is the model's GP grown by the
+    pending points."""
+    y, hyperparameters, _ = cache.fit_or_reuse(key, data.h, data.x, values, transform, rng, data.store)
+    gp, order = cache.gp(key, data.numbers, (data.h, data.x, y), hyperparameters)
     h_pending, x_pending = pending
     if not len(h_pending):
         return ObjectiveModel(gp, y, hyperparameters, np.zeros(0))
     mean, _ = gp.predict(h_pending, x_pending)
-    believer = hyperparameters.make_gp(np.vstack([h, h_pending]), np.vstack([x, x_pending]), np.concatenate([y, mean]))
+    believer = gp.extended(h_pending, x_pending, np.concatenate([y[order], mean]))
     return ObjectiveModel(believer, y, hyperparameters, mean)
 
 
@@ -60,8 +73,7 @@ def constraint_models(
     cache: ModelCache,
     key: tuple[str, ...],
     complete: Sequence[FrozenTrial],
-    h: np.ndarray,
-    x: np.ndarray,
+    data: ModelData,
     rng: np.random.Generator,
 ) -> tuple[list[ConstraintModel], np.ndarray]:
     """One GP per constraint (Gardner et al. 2014) and which trials are feasible (all constraints
@@ -75,9 +87,12 @@ def constraint_models(
     models = []
     for j, name in enumerate(names):
         known = ~np.isnan(values[:, j])
+        model_key = (*key, f"constraint:{name}")
+        h, x = data.h[known], data.x[known]
         g, hyperparameters, transform = cache.fit_or_reuse(
-            (*key, f"constraint:{name}"), h[known], x[known], values[known, j], ConstraintStandardize(), rng
+            model_key, h, x, values[known, j], ConstraintStandardize(), rng, data.store
         )
         assert isinstance(transform, FittedConstraintStandardize)  # what ConstraintStandardize fits
-        models.append(ConstraintModel(hyperparameters.make_gp(h[known], x[known], g), transform.threshold(values[known, j])))
+        gp, _ = cache.gp(model_key, data.numbers[known], (h, x, g), hyperparameters)
+        models.append(ConstraintModel(gp, transform.threshold(values[known, j])))
     return models, feasible

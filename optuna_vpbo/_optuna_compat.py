@@ -68,6 +68,15 @@ def process_constraints_after_trial(
     _process_constraints_after_trial(constraints_func, study, trial, state)
 
 
+def get_study_system_attrs(study: Study) -> dict[str, Any]:
+    """The study's system attributes, read from the storage (another process may have written)."""
+    return study._storage.get_study_system_attrs(study._study_id)
+
+
+def set_study_system_attr(study: Study, key: str, value: Any) -> None:
+    study._storage.set_study_system_attr(study._study_id, key, value)
+
+
 def save_dashboard_note(study: Study, trial: FrozenTrial, markdown: str) -> bool:
     """Write ``markdown`` as the trial's optuna-dashboard note at the storage level (its public
     ``save_note`` needs a live ``optuna.Trial``, whose constructor would call the sampler again);
@@ -78,6 +87,6 @@ def save_dashboard_note(study: Study, trial: FrozenTrial, markdown: str) -> bool
     except ImportError:
         return False
     storage = study._storage
-    version = storage.get_study_system_attrs(study._study_id).get(note_ver_key(trial._trial_id), 0) + 1
+    version = get_study_system_attrs(study).get(note_ver_key(trial._trial_id), 0) + 1
     save_note_with_version(storage, study._study_id, trial._trial_id, version, markdown)
     return True

@@ -24,7 +24,8 @@ from optuna_vpbo import _acquisition, _optuna_compat, _pending
 from optuna_vpbo._combinations import candidate_rows, n_rows
 from optuna_vpbo._fit import ModelCache
 from optuna_vpbo._init_design import N_MAX_VALUE_POINTS, max_value_samples, mes_numeric_point, random_points
-from optuna_vpbo._models import ObjectiveModel, constraint_models, objective_model
+from optuna_vpbo._fit_store import StudyFitStore
+from optuna_vpbo._models import ModelData, ObjectiveModel, constraint_models, objective_model
 from optuna_vpbo._multi_objective import MAX_FRONT_STARTS, feasible_front, scalar_values, uses_hypervolume
 from optuna_vpbo._proposals import N_SCREEN_CANDIDATES, Proposal, RefinementStarts, propose, screen, sobol_candidates
 from optuna_vpbo._search_tree import infer_search_tree
@@ -77,8 +78,9 @@ class TrialPipeline:
             return self._propose_hypervolume(study, observed, rng)
         values, direction = scalar_values(observed.values, study.directions, rng)
         transform = make_output_transform(self._settings.output_transform, direction)
-        model = objective_model(self._cache, observed.key, (observed.h, observed.x, values), transform, observed.pending, rng)
-        constraints, feasible = constraint_models(self._cache, observed.key, observed.complete, observed.h, observed.x, rng)
+        data = _model_data(study, observed)
+        model = objective_model(self._cache, observed.key, data, values, transform, observed.pending, rng)
+        constraints, feasible = constraint_models(self._cache, observed.key, observed.complete, data, rng)
         candidates = sobol_candidates(observed.encoder.n_numeric, self._settings.n_candidates, rng)
         diagnostics = _model_diagnostics(model, observed.encoder)
         if len(observed.complete) < self._settings.n_startup_trials:
@@ -95,18 +97,20 @@ class TrialPipeline:
 
     def _propose_hypervolume(self, study: Study, observed: _Observations, rng: np.random.Generator) -> Suggestion:
         """Value proposals by log EHVI over one GP per objective, plus the constraints."""
+        data = _model_data(study, observed)
         models = [
             objective_model(
                 self._cache,
                 (*observed.key, f"objective:{j}"),
-                (observed.h, observed.x, observed.values[:, j]),
+                data,
+                observed.values[:, j],
                 make_output_transform(self._settings.output_transform, direction),
                 observed.pending,
                 rng,
             )
             for j, direction in enumerate(study.directions)
         ]
-        constraints, feasible = constraint_models(self._cache, observed.key, observed.complete, observed.h, observed.x, rng)
+        constraints, feasible = constraint_models(self._cache, observed.key, observed.complete, data, rng)
         candidates = sobol_candidates(observed.encoder.n_numeric, self._settings.n_candidates, rng)
         term = _acquisition.log_expected_hypervolume_improvement(models, feasible)
         acquisition = _acquisition.with_feasibility(term, constraints)
@@ -154,6 +158,11 @@ def _observe(study: Study, trial: FrozenTrial, search_space: Mapping[str, BaseDi
     pending = _pending.pending_points(trials, trial, encoder, encoder.active_params)
     key = (study.study_name, repr(sorted(tree.distributions.items())), repr(sorted(tree.conditions.items())))
     return _Observations(encoder, complete, h, x, values, pending, key)
+
+
+def _model_data(study: Study, observed: _Observations) -> ModelData:
+    numbers = np.array([t.number for t in observed.complete], dtype=np.int64)
+    return ModelData(numbers, observed.h, observed.x, StudyFitStore(study))
 
 
 def _search_initialization(

@@ -12,9 +12,12 @@ import pytest
 from optuna.trial import TrialState
 
 from optuna_vpbo._optuna_compat import (
+    get_study_system_attrs,
     get_trials,
     independent_sampling_warning,
     process_constraints_after_trial,
+    save_dashboard_note,
+    set_study_system_attr,
     set_trial_system_attr,
     set_trial_user_attr,
     warn,
@@ -48,6 +51,23 @@ def test_trial_attributes_are_written_to_the_storage() -> None:
     stored = study.trials[running.number]
     assert stored.user_attrs == {"vpbo": {"phase": "random"}}
     assert stored.system_attrs["vpbo:key"] == "chunk"
+
+
+def test_study_attributes_round_trip_through_the_storage(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    storage = f"sqlite:///{tmp_path / 'attrs.db'}"
+    study = optuna.create_study(storage=storage, study_name="attrs")
+    set_study_system_attr(study, "vpbo:fit:abc", {"n": 300, "theta": [0.1, 0.2]})
+    reloaded = optuna.load_study(study_name="attrs", storage=storage)
+    assert get_study_system_attrs(reloaded)["vpbo:fit:abc"] == {"n": 300, "theta": [0.1, 0.2]}
+
+
+def test_a_dashboard_note_is_written_as_optuna_dashboard_reads_it() -> None:
+    optuna_dashboard = pytest.importorskip("optuna_dashboard")
+    study = study_with_states()
+    running = get_trials(study, (TrialState.RUNNING,), use_cache=False)[0]
+    assert save_dashboard_note(study, running, "first") and save_dashboard_note(study, running, "**second**")
+    note = optuna_dashboard._note.get_note_from_system_attrs(get_study_system_attrs(study), running._trial_id)
+    assert note == {"version": 2, "body": "**second**"}
 
 
 @pytest.mark.parametrize("category", [UserWarning, FutureWarning])

@@ -72,18 +72,7 @@ def main(argv: list[str] | None = None) -> None:
     hypervolume_parser.add_argument("--samplers", type=_names, required=True)
     hypervolume_parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     hypervolume_parser.add_argument("--checkpoints", type=lambda s: [int(v) for v in _names(s)], default=[50, 100])
-    overhead_parser = commands.add_parser("overhead", help="sampler time per trial against n and C")
-    overhead_parser.add_argument("--cases", type=_names, default=list(overhead.CASES))
-    overhead_parser.add_argument("--samplers", type=_names, default=["vpbo", "gp", "tpe"])
-    overhead_parser.add_argument("--sizes", type=lambda s: [int(v) for v in _names(s)], default=[50, 100, 200, 500, 1000])
-    overhead_parser.add_argument("--window", type=int, default=overhead.DEFAULT_WINDOW, help="trials timed per measurement")
-    overhead_parser.add_argument("--jobs", type=int, default=1, help="processes (1: no interference between timings)")
-    overhead_parser.add_argument(
-        "--gp-max-trials", type=int, default=overhead.DEFAULT_GP_MAX_TRIALS, help="largest n timed for GPSampler"
-    )
-    for parser_ in (overhead_parser, commands.add_parser("overhead-plot", help="table and figures of a stored overhead run")):
-        parser_.add_argument("--out", type=Path, default=DEFAULT_OVERHEAD_OUT, help="folder of the overhead JSON file")
-        parser_.add_argument("--figures", type=Path, default=DEFAULT_FIGURES, help="folder of the PNG figures")
+    _add_overhead_parsers(commands)
     suite_report.add_parser(commands)
     args, rest = parser.parse_known_args(argv)
     if args.command == "table":  # its own parser: `docs` reads the same arguments from the pages
@@ -111,7 +100,7 @@ def main(argv: list[str] | None = None) -> None:
         settings = VPBOSampler().settings
         flops = max(flops_before, overhead.gemm_flops_per_second())
         overhead.save_results(
-            args.out / overhead.OVERHEAD_FILE, results, flops, settings.n_candidates, settings.max_enumerated_combinations
+            args.out / args.file, results, flops, settings.n_candidates, settings.max_enumerated_combinations
         )
         overhead_report(args)
     elif args.command == "overhead-plot":
@@ -131,13 +120,31 @@ def docs(args: argparse.Namespace) -> None:
         print("every marked table is up to date")
 
 
+def _add_overhead_parsers(commands: argparse._SubParsersAction) -> None:
+    overhead_parser = commands.add_parser("overhead", help="sampler time per trial against n and C")
+    overhead_parser.add_argument("--cases", type=_names, default=list(overhead.CASES))
+    overhead_parser.add_argument("--samplers", type=_names, default=["vpbo", "gp", "tpe"])
+    overhead_parser.add_argument("--sizes", type=lambda s: [int(v) for v in _names(s)], default=[50, 100, 200, 500, 1000])
+    overhead_parser.add_argument("--window", type=int, default=overhead.DEFAULT_WINDOW, help="trials timed per measurement")
+    overhead_parser.add_argument("--jobs", type=int, default=1, help="processes (1: no interference between timings)")
+    overhead_parser.add_argument(
+        "--gp-max-trials", type=int, default=overhead.DEFAULT_GP_MAX_TRIALS, help="largest n timed for GPSampler"
+    )
+    for parser_ in (overhead_parser, commands.add_parser("overhead-plot", help="table and figures of a stored overhead run")):
+        parser_.add_argument("--out", type=Path, default=DEFAULT_OVERHEAD_OUT, help="folder of the overhead JSON file")
+        parser_.add_argument("--figures", type=Path, default=DEFAULT_FIGURES, help="folder of the PNG figures")
+        parser_.add_argument(
+            "--file", default=overhead.OVERHEAD_FILE, help="name of the JSON file in --out; its stem prefixes the figures"
+        )
+
+
 def overhead_report(args: argparse.Namespace) -> None:
     """The table of the stored overhead run (printed) and its figures."""
-    results, record = overhead.load_results(args.out / overhead.OVERHEAD_FILE)
+    results, record = overhead.load_results(args.out / args.file)
     flops = record["gemm_flops_per_second"]
     print(f"single-thread GEMM: {flops / 1e9:.1f} GFlop/s")
     print(overhead.overhead_table(results, flops, record["n_candidates"], record["max_enumerated_combinations"]))
-    for path in overhead.write_figures(results, args.figures):
+    for path in overhead.write_figures(results, args.figures, Path(args.file).stem):
         print(f"wrote {path}")
 
 

@@ -205,6 +205,7 @@ def table_parser() -> argparse.ArgumentParser:
         "folder); arguments: VPBOSampler's constructor arguments",
     )
     parser.add_argument("--out", type=Path, default=Path("docs/results"), help="folder of the stored runs")
+    parser.add_argument("--file", default=overhead.OVERHEAD_FILE, help="overhead: the JSON file in --out")
     parser.add_argument("--problems", type=_names, default=[])
     parser.add_argument("--samplers", type=_names, default=[])
     parser.add_argument(
@@ -250,7 +251,7 @@ def render_table(arguments: Sequence[str], root: Path = Path("."), cache: RunCac
     if args.kind == "arguments":
         return arguments_table()
     if args.kind == "overhead":
-        results, record = overhead.load_results(out / overhead.OVERHEAD_FILE)
+        results, record = overhead.load_results(out / args.file)
         return overhead.overhead_table(
             results, record["gemm_flops_per_second"], record["n_candidates"], record["max_enumerated_combinations"]
         )

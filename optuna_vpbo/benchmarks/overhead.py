@@ -2,14 +2,17 @@
 
 A study is pre-filled with n random trials (RandomSampler, real objective values), copied into a
 fresh in-memory study per sampler, and the sampler's own time is measured over a window of
-further trials; the median over the window is reported (the first trial of the window refits
-VPBO's hyperparameters from scratch, so the median is a trial without a refit). Each
+further trials. Reported per trial of the window: the median, the mean including refits, the
+95th percentile and the maximum (the first trial of the window fits VPBO's hyperparameters from
+scratch: the study's trials came from another sampler); then the first trial of a new sampler
+object on the same study (``restart_cpu_seconds``: a new process on an existing study, which for
+VPBO reads the fit the window stored in the study). Each
 (case, sampler) runs in its own process held to one thread, so its peak resident memory is its
 own, and its CPU time is the sampler's work even on a machine shared with other jobs (the wall
 clock is recorded too).
 
-The floor is the floating-point work of VPBO's value proposals at that size, divided by the
-machine's measured single-thread GEMM speed: one triangular solve of an n x S block (n^2 S
+The floor is the floating-point work of VPBO's value proposals at that size (with the points the
+GP keeps, at most ``GP_MAX_POINTS``), divided by the machine's measured single-thread GEMM speed: one triangular solve of an n x S block (n^2 S
 flops) per solved piece (K_x and one per categorical level, less one level per variable, which
 is derived from the others; the levels of the variable the training points are grouped by
 solve only their trailing rows), n S (k + 2) flops per combination to assemble its posterior,
@@ -39,16 +42,18 @@ import numpy as np
 import optuna
 
 from optuna_vpbo._combinations import N_SEED_TRIALS
+from optuna_vpbo._fit import GP_MAX_POINTS
 from optuna_vpbo._proposals import N_NEIGHBOUR_SEEDS, N_SCREEN_CANDIDATES, N_SCREENED, SCREEN_ABOVE
 from optuna_vpbo.benchmarks.problems import get_problem
 from optuna_vpbo.benchmarks.runner import _environment, _single_threaded
 from optuna_vpbo.benchmarks.samplers import TimedSampler, make_sampler
 
-DEFAULT_WINDOW = 5
+# Long enough to include refits of a long study (every 5 % of growth beyond 300 trials).
+DEFAULT_WINDOW = 21
 OVERHEAD_FILE = "overhead.json"
 # GPSampler's time grows fast with n (0.5 to 1.8 s per trial at n = 500 here): larger sizes are
-# skipped, which keeps the whole grid near 10 minutes.
-DEFAULT_GP_MAX_TRIALS = 500
+# skipped.
+DEFAULT_GP_MAX_TRIALS = 1000
 # The n of the time-against-C figure.
 FIGURE_N = 200
 NAS_LIKE_OPS = ("conv1x1-bn-relu", "conv3x3-bn-relu", "maxpool3x3")
@@ -93,6 +98,20 @@ class Measurement:
     peak_memory_mib: float
     seconds: list[float]  # every trial of the window, wall clock
     cpu_seconds: list[float]
+    # The first trial of a new sampler object on the study after the window (None: not measured).
+    restart_cpu_seconds: float | None = None
+
+    @property
+    def mean_cpu_seconds(self) -> float:
+        return statistics.fmean(self.cpu_seconds)
+
+    @property
+    def p95_cpu_seconds(self) -> float:
+        return float(np.percentile(self.cpu_seconds, 95))
+
+    @property
+    def max_cpu_seconds(self) -> float:
+        return max(self.cpu_seconds)
 
 
 class CpuTimedSampler(TimedSampler):
@@ -129,9 +148,14 @@ def measure(case: str, sampler_name: str, n_trials: int, window: int, seed: int 
     numbers = [t.number for t in study.trials[n_trials:]]
     seconds = [sampler.seconds[i] for i in numbers]
     cpu_seconds = [sampler.cpu_seconds[i] for i in numbers]
+    # A new process on the existing study: a new sampler object (empty model cache), same storage.
+    restarted = CpuTimedSampler(make_sampler(sampler_name, seed + 1))
+    study.sampler = restarted
+    study.optimize(objective, n_trials=1)
+    restart = restarted.cpu_seconds[study.trials[-1].number]
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
     return Measurement(
-        case, sampler_name, n_trials, statistics.median(seconds), statistics.median(cpu_seconds), peak, seconds, cpu_seconds
+        case, sampler_name, n_trials, statistics.median(seconds), statistics.median(cpu_seconds), peak, seconds, cpu_seconds, restart
     )
 
 
@@ -153,7 +177,9 @@ def _timed(call: Callable[[], object]) -> float:
 
 
 def proposal_flops(case: str, n: int, n_candidates: int, max_combinations: int) -> float:
-    """Floating-point work of one round of value proposals (see the module docstring)."""
+    """Floating-point work of one round of value proposals (see the module docstring) with the
+    points the GP keeps (at most ``GP_MAX_POINTS`` of the n at a rebuild)."""
+    n = min(n, GP_MAX_POINTS)
     levels = CASES[case][2]
     k = len(levels)
     # K_x, then every level but one per variable; the training points are grouped by the levels
@@ -193,8 +219,9 @@ def run_grid(
             results.append(future.result())
             m = results[-1]
             print(
-                f"{m.case} n={m.n_trials} {m.sampler}: {m.median_cpu_seconds:.4f} s CPU, {m.median_seconds:.4f} s wall, "
-                f"{m.peak_memory_mib:.0f} MiB",
+                f"{m.case} n={m.n_trials} {m.sampler}: CPU s median {m.median_cpu_seconds:.4f}, mean {m.mean_cpu_seconds:.4f}, "
+                f"p95 {m.p95_cpu_seconds:.4f}, max {m.max_cpu_seconds:.4f}, restart {m.restart_cpu_seconds:.4f}; "
+                f"{m.median_seconds:.4f} s wall, {m.peak_memory_mib:.0f} MiB",
                 flush=True,
             )
     return results
@@ -222,58 +249,64 @@ def load_results(path: Path) -> tuple[list[Measurement], dict]:
 
 
 def overhead_table(results: list[Measurement], flops_per_second: float, n_candidates: int, max_combinations: int) -> str:
-    """Markdown: per case and n, each sampler's median CPU seconds per trial, VPBO's ratios to
-    GPSampler and TPE, its wall-clock median, peak memory and floor."""
-    samplers = sorted({m.sampler for m in results}, key=lambda s: (s != "vpbo", s))
-    others = [s for s in samplers if s != "vpbo"]
-    header = ["case", "C", "n", *[f"{SAMPLER_LABELS.get(s, s)} CPU (s)" for s in samplers]]
-    # GPSampler / VPBO: how many times faster VPBO is; VPBO / TPE: how many times slower.
-    header += [f"{SAMPLER_LABELS.get(s, s)} / VPBO" if s == "gp" else f"VPBO / {SAMPLER_LABELS.get(s, s)}" for s in others]
-    header += ["VPBO wall (s)", "VPBO peak MiB", "floor (s)", "VPBO / floor"]
+    """Markdown: per case, n and sampler, CPU seconds per trial over the window (median, mean
+    including refits, 95th percentile, maximum), the first trial of a restart on the study, peak
+    memory, the wall-clock median, and VPBO's floor (its proposals' flops at GEMM speed)."""
+    header = ["case", "C", "n", "sampler", "median (s)", "mean incl. refits (s)", "p95 (s)", "max (s)", "restart 1st trial (s)"]
+    header += ["peak MiB", "wall median (s)", "floor (s)"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    by_key = {(m.case, m.n_trials, m.sampler): m for m in results}
-    for case, n in sorted({(m.case, m.n_trials) for m in results}, key=lambda k: (list(CASES).index(k[0]), k[1])):
-        row = [CASE_LABELS[case], f"{n_combinations(case):,}", str(n)]
-        times = {s: by_key[(case, n, s)].median_cpu_seconds for s in samplers if (case, n, s) in by_key}
-        row += [f"{times[s]:.4g}" if s in times else "-" for s in samplers]
-        vpbo = times.get("vpbo")
-        row += [
-            (f"{times[s] / vpbo:.3g}" if s == "gp" else f"{vpbo / times[s]:.3g}") if vpbo and s in times else "-"
-            for s in others
-        ]
-        floor = proposal_flops(case, n, n_candidates, max_combinations) / flops_per_second
-        own = by_key.get((case, n, "vpbo"))
-        row += [f"{own.median_seconds:.4g}", f"{own.peak_memory_mib:.0f}"] if own else ["-", "-"]
-        row += [f"{floor:.2g}", f"{vpbo / floor:.1f}" if vpbo else "-"]
+    sampler_order = sorted({m.sampler for m in results}, key=lambda s: (s != "vpbo", s))
+    for m in sorted(results, key=lambda m: (list(CASES).index(m.case), m.n_trials, sampler_order.index(m.sampler))):
+        restart = f"{m.restart_cpu_seconds:.4g}" if m.restart_cpu_seconds is not None else "-"
+        floor = proposal_flops(m.case, m.n_trials, n_candidates, max_combinations) / flops_per_second
+        row = [CASE_LABELS[m.case], f"{n_combinations(m.case):,}", str(m.n_trials), SAMPLER_LABELS.get(m.sampler, m.sampler)]
+        row += [f"{v:.4g}" for v in (m.median_cpu_seconds, m.mean_cpu_seconds, m.p95_cpu_seconds, m.max_cpu_seconds)]
+        row += [restart, f"{m.peak_memory_mib:.0f}", f"{m.median_seconds:.4g}", f"{floor:.2g}" if m.sampler == "vpbo" else ""]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
 
-def write_figures(results: Sequence[Measurement], folder: Path) -> list[Path]:
-    """``overhead_vs_n.png`` (median time per trial against n, one panel per case, log-log) and
-    ``overhead_vs_c.png`` (against the number of combinations at n = ``FIGURE_N``)."""
+def write_figures(results: Sequence[Measurement], folder: Path, prefix: str = "overhead") -> list[Path]:
+    """``<prefix>_vs_n.png`` (mean time per trial including refits, and the slowest trial,
+    against n, one panel per case, log-log) and ``<prefix>_vs_c.png`` (median against the
+    number of combinations at n = ``FIGURE_N``, when measured)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    samplers = sorted({m.sampler for m in results}, key=lambda s: (s != "vpbo", s))
+    markers = dict(zip(samplers, "osd^v"))
+    paths = [_figure_against_n(results, samplers, markers, folder / f"{prefix}_vs_n.png")]
+    if len({m.case for m in results if m.n_trials == FIGURE_N}) > 1:
+        paths.append(_figure_against_c(results, samplers, markers, folder / f"{prefix}_vs_c.png"))
+    return paths
+
+
+def _figure_against_n(results: Sequence[Measurement], samplers: list[str], markers: dict[str, str], path: Path) -> Path:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    folder.mkdir(parents=True, exist_ok=True)
-    samplers = sorted({m.sampler for m in results}, key=lambda s: (s != "vpbo", s))
     cases = [c for c in CASES if any(m.case == c for m in results)]
-    markers = dict(zip(samplers, "osd^v"))
-
-    figure = Figure(figsize=(3.2 * len(cases), 3.2), layout="constrained")
+    figure = Figure(figsize=(3.6 * len(cases), 3.4), layout="constrained")
     FigureCanvasAgg(figure)
     axes_row = figure.subplots(1, len(cases), sharey=True, squeeze=False)[0]
     for axes, case in zip(axes_row, cases):
         for sampler in samplers:
-            points = sorted((m.n_trials, m.median_cpu_seconds) for m in results if m.case == case and m.sampler == sampler)
-            if points:
-                axes.plot(*zip(*points), marker=markers[sampler], label=SAMPLER_LABELS.get(sampler, sampler))
+            own = sorted((m for m in results if m.case == case and m.sampler == sampler), key=lambda m: m.n_trials)
+            if not own:
+                continue
+            n = [m.n_trials for m in own]
+            line = axes.plot(n, [m.mean_cpu_seconds for m in own], marker=markers[sampler], label=f"{SAMPLER_LABELS.get(sampler, sampler)} mean")
+            axes.plot(n, [m.max_cpu_seconds for m in own], marker=markers[sampler], linestyle=":", fillstyle="none",
+                      color=line[0].get_color(), label=f"{SAMPLER_LABELS.get(sampler, sampler)} max")
         axes.set(xscale="log", yscale="log", xlabel="trials n", title=f"{CASE_LABELS[case]}, C = {n_combinations(case):,}")
         axes.grid(True, which="both", alpha=0.3)
-    axes_row[0].set_ylabel("median sampler CPU time per trial (s)")
-    axes_row[0].legend()
-    by_n = folder / "overhead_vs_n.png"
-    figure.savefig(by_n, dpi=110)
+    axes_row[0].set_ylabel("sampler CPU time per trial (s)")
+    axes_row[0].legend(fontsize=7)
+    figure.savefig(path, dpi=110)
+    return path
+
+
+def _figure_against_c(results: Sequence[Measurement], samplers: list[str], markers: dict[str, str], path: Path) -> Path:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
     figure = Figure(figsize=(4.5, 3.4), layout="constrained")
     FigureCanvasAgg(figure)
@@ -299,6 +332,5 @@ def write_figures(results: Sequence[Measurement], folder: Path) -> list[Path]:
     axes.grid(True, which="both", alpha=0.3)
     if axes.lines:
         axes.legend(loc="center right", fontsize=8)
-    by_c = folder / "overhead_vs_c.png"
-    figure.savefig(by_c, dpi=110)
-    return [by_n, by_c]
+    figure.savefig(path, dpi=110)
+    return path
