@@ -30,7 +30,7 @@ KernelParams make_params(const Vector& lengthscales, double variance, double lam
 }
 }  // namespace
 
-PYBIND11_MODULE(_core, m) {
+PYBIND11_MODULE(VPBO_MODULE_NAME, m) {
   m.doc() = "Native core of optuna-vpbo: mixed-kernel GP, log-EI, MES and value proposals.";
   py::options options;
 
