@@ -47,7 +47,7 @@ install_and_test() {
     (
         cd "$work"
         "$venv/bin/python" -c "import optuna_vpbo, optuna_vpbo._core as c; print('$name:', optuna_vpbo.__file__, c.INSTRUCTION_SET)"
-        "$venv/bin/python" "$root/examples/quickstart.py" --trials 40 --storage "sqlite:///$work/quickstart-$name.db"
+        "$venv/bin/python" "$root/examples/quickstart.py" --storage "sqlite:///$work/quickstart-$name.db"
     )
     # `pytest` (the console script) keeps the source folder off sys.path: the installed package
     # is the one tested.
