@@ -136,7 +136,7 @@ void bind_functions(py::module_& m) {
 }
 }  // namespace
 
-PYBIND11_MODULE(_core, m) {
+PYBIND11_MODULE(VPBO_MODULE_NAME, m) {
   m.doc() = "Native core of optuna-vpbo: mixed-kernel GP, acquisitions (log EI, log P(feasible), log EHVI), MES and value proposals.";
   py::register_exception<NumericalError>(m, "NumericalError", PyExc_ArithmeticError);
   bind_models(m);

@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> None:
         sub = commands.add_parser(name, help=helps[name])
         sub.add_argument("--problems", type=_names, required=True, help=f"comma-separated, from {', '.join(PROBLEM_NAMES)}")
         sub.add_argument("--samplers", type=_names, required=True, help=f"comma-separated, from {', '.join([*SAMPLER_FACTORIES, ORACLE])}")
-        sub.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder of the per-run JSON files")
+        sub.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder of the stored runs (one compressed file per problem and sampler)")
     run_parser = commands.choices["run"]
     run_parser.add_argument("--seeds", type=int, default=10, help="seeds 0 .. N-1")
     run_parser.add_argument("--trials", type=int, default=224)

@@ -28,7 +28,7 @@ import numpy as np
 
 from optuna_vpbo.benchmarks.oracle import ORACLE
 from optuna_vpbo.benchmarks.problems import MINIMIZE, Problem, get_problem
-from optuna_vpbo.benchmarks.runner import load_results
+from optuna_vpbo.benchmarks.records import load_problem, records_path
 
 N_INIT = 24  # the paper's initial design: 24 trials before iteration 1
 CHECKPOINTS = (50, 100, 200)  # iterations after the initial design
@@ -62,17 +62,14 @@ def collect(
     are left out with a note."""
     collected = []
     for name in problems:
-        folder = out_dir / name
-        stored = {
-            sub.name: load_results(out_dir, name, sub.name) for sub in sorted(folder.iterdir()) if sub.is_dir()
-        } if folder.is_dir() else {}
+        stored = load_problem(out_dir, name)
         stored = {
             sampler: [r for r in records if max_seeds is None or r["seed"] < max_seeds]
             for sampler, records in stored.items()
         }
         stored = {sampler: records for sampler, records in stored.items() if records}
         if not stored:
-            notes.append(f"{name}: no results in {folder}, skipped.")
+            notes.append(f"{name}: no results in {records_path(out_dir, name)}, skipped.")
             continue
         try:
             problem = get_problem(name)

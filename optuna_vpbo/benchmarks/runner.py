@@ -1,8 +1,10 @@
-"""Runs (problem, sampler, seed) studies in worker processes and stores one JSON file per run.
+"""Runs (problem, sampler, seed) studies in worker processes and stores each run as a record.
 
-A run whose file exists is not run again, so an interrupted benchmark resumes where it stopped.
-Each file records the objective values per trial, the sampler's own time per trial (objective
-excluded, measured by ``TimedSampler``), the library versions, the machine and the command.
+The records of a problem go to one compressed file (:mod:`.records`); a run already
+stored is not run again, so an interrupted benchmark resumes where it stopped. A record holds the
+objective values per trial, the categorical and integer parameters, the sampler's own time per
+trial (objective excluded, measured by ``TimedSampler``), the library versions, the machine and
+the command as typed (``python -m optuna_vpbo.benchmarks ...``, no path of the machine).
 Every run is single-threaded (BLAS, OpenMP and PyTorch's pools): ``jobs`` runs then share the
 cores without oversubscription, and every sampler is timed on one thread alike.
 """
@@ -12,10 +14,10 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import importlib.metadata
-import json
 import multiprocessing
 import os
 import platform
+import shlex
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -28,6 +30,7 @@ import optuna
 from optuna_vpbo.benchmarks.oracle import ORACLE, oracle_record
 from optuna_vpbo.benchmarks.problems import get_problem
 from optuna_vpbo.benchmarks.progress import POLL_SECONDS, RunProgress, TrialReporter
+from optuna_vpbo.benchmarks.records import append_record, load_problem
 from optuna_vpbo.benchmarks.samplers import TimedSampler, make_sampler
 from optuna_vpbo.benchmarks.suite import NOISELESS_ATTR
 
@@ -71,10 +74,6 @@ def run_label(problem: str, sampler: str, seed: int) -> str:
     return f"{problem} {sampler} seed={seed}"
 
 
-def result_path(out_dir: Path, problem: str, sampler: str, seed: int) -> Path:
-    return out_dir / problem / sampler / f"seed{seed:03d}.json"
-
-
 def _installed_versions(distributions: Sequence[str]) -> dict[str, str]:
     versions = {}
     for name in distributions:
@@ -83,6 +82,15 @@ def _installed_versions(distributions: Sequence[str]) -> dict[str, str]:
         except importlib.metadata.PackageNotFoundError:
             continue
     return versions
+
+
+def user_command(argv: Sequence[str]) -> str:
+    """The command as a user types it: ``python -m optuna_vpbo.benchmarks ...`` where
+    ``sys.argv[0]`` is the full path of that package's ``__main__.py``, else the script's file
+    name, then the arguments."""
+    script = Path(argv[0]) if argv else Path("python")
+    program = f"python -m {'.'.join(script.parts[-3:-1])}" if script.name == "__main__.py" else script.name
+    return " ".join([program, *(shlex.quote(a) for a in argv[1:])])
 
 
 def _environment() -> dict[str, Any]:
@@ -97,7 +105,7 @@ def _environment() -> dict[str, Any]:
         "numpy": np.__version__,
         "scipy": scipy.__version__,
         "machine": f"{platform.machine()} {os.cpu_count()} cores {platform.processor() or ''}".strip(),
-        "command": " ".join(sys.argv),
+        "command": user_command(sys.argv),
         "libraries": _installed_versions(_OPTIONAL_LIBRARIES),
         "threads": {name: os.environ.get(name) for name in _THREAD_ENVIRONMENT},
         "hash_seed": os.environ.get(_HASH_SEED_VARIABLE),
@@ -143,17 +151,6 @@ def _noiseless_values(trials: Sequence[optuna.trial.FrozenTrial]) -> dict[str, l
     return {"noiseless": [t.user_attrs.get(NOISELESS_ATTR) for t in trials]}
 
 
-def _run_and_store(
-    path: Path, problem: str, sampler: str, seed: int, n_trials: int, progress_messages: Any = None
-) -> dict[str, Any]:
-    record = run_one(problem, sampler, seed, n_trials, progress_messages)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(record))
-    tmp.replace(path)  # atomic: an interrupted run leaves no half-written result
-    return record
-
-
 def run(
     problems: Sequence[str],
     samplers: Sequence[str],
@@ -170,12 +167,14 @@ def run(
     for name in samplers:
         if name != ORACLE:
             make_sampler(name, 0)
+    stored = {p: load_problem(out_dir, p) for p in problems}
+    lengths = {(p, s, r["seed"]): r["n_trials"] for p in problems for s, runs in stored[p].items() for r in runs}
     todo = [
         (p, s, seed)
         for p in problems
         for seed in seeds
         for s in samplers
-        if not _complete(result_path(out_dir, p, s, seed), n_trials)
+        if lengths.get((p, s, seed), 0) < n_trials
     ]
     print(f"{len(todo)} runs to do ({len(problems) * len(samplers) * len(seeds) - len(todo)} stored already)")
     start = time.perf_counter()
@@ -188,7 +187,7 @@ def run(
     ) as pool:
         messages = manager.Queue() if manager is not None else None
         futures = {
-            pool.submit(_run_and_store, result_path(out_dir, p, s, seed), p, s, seed, n_trials, messages): (p, s, seed)
+            pool.submit(run_one, p, s, seed, n_trials, messages): (p, s, seed)
             for p, s, seed in todo
         }
         pending = set(futures)
@@ -203,6 +202,7 @@ def run(
                 for future in finished:
                     p, s, seed = futures[future]
                     record = future.result()
+                    append_record(out_dir, record)  # this process alone writes the files
                     done += 1
                     elapsed = time.perf_counter() - start
                     eta = elapsed / done * (len(todo) - done)
@@ -215,15 +215,6 @@ def run(
             bars.close()
 
 
-def _complete(path: Path, n_trials: int) -> bool:
-    if not path.exists():
-        return False
-    try:
-        return json.loads(path.read_text())["n_trials"] >= n_trials
-    except (ValueError, KeyError):
-        return False
-
-
 def load_results(out_dir: Path, problem: str, sampler: str) -> list[dict[str, Any]]:
-    folder = out_dir / problem / sampler
-    return [json.loads(p.read_text()) for p in sorted(folder.glob("seed*.json"))] if folder.exists() else []
+    """The stored runs of ``sampler`` on ``problem``, sorted by seed."""
+    return load_problem(out_dir, problem).get(sampler, [])

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ import pytest
 from optuna_vpbo.benchmarks import plots, report
 from optuna_vpbo.benchmarks.__main__ import main
 from optuna_vpbo.benchmarks.problems import FUNC2C_OPTIMUM, MAXIMIZE, MINIMIZE
-from optuna_vpbo.benchmarks.runner import result_path
+from optuna_vpbo.benchmarks.records import append_record
 
 N_INIT = 24
 N_POST = 30  # two passes of the cycling sampler over the 15 arms
@@ -58,9 +57,7 @@ def _record(sampler: str, seed: int, arms: list[tuple[int, int]], values: list[A
 
 
 def _write(out: Path, record: dict[str, Any]) -> None:
-    path = result_path(out, record["problem"], record["sampler"], record["seed"])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record))
+    append_record(out, record)
 
 
 def _greedy(seed: int) -> dict[str, Any]:

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from optuna_vpbo.benchmarks import overhead
-from optuna_vpbo.benchmarks.runner import result_path, run
+from optuna_vpbo.benchmarks.records import records_path
+from optuna_vpbo.benchmarks.runner import load_results, run
 
 
-def test_run_stores_one_file_per_run_and_resumes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_stores_one_file_per_problem_and_resumes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run(["func2c"], ["random", "vpbo"], [0], 5, tmp_path, jobs=1)
+    assert [p.name for p in tmp_path.iterdir()] == [records_path(tmp_path, "func2c").name]
     for sampler in ("random", "vpbo"):
-        record = json.loads(result_path(tmp_path, "func2c", sampler, 0).read_text())
+        (record,) = load_results(tmp_path, "func2c", sampler)
         assert record["n_trials"] == 5 and len(record["values"]) == 5 and len(record["params"]) == 5
+        # the categorical parameters are stored, the continuous ones are not
+        assert all(set(params) == {"h1", "h2"} for params in record["params"])
         assert all(s >= 0 for s in record["sampler_seconds"])
         assert record["environment"]["optuna"]
         assert record["environment"]["libraries"]["scikit-learn"]  # an installed optional library
@@ -31,7 +34,7 @@ def test_smac_runs_repeat_exactly_across_worker_processes(tmp_path: Path) -> Non
     pytest.importorskip("smac")
     for out in ("first", "second"):
         run(["func2c"], ["smac"], [0], 30, tmp_path / out, jobs=1)
-    first, second = (json.loads(result_path(tmp_path / out, "func2c", "smac", 0).read_text()) for out in ("first", "second"))
+    first, second = (load_results(tmp_path / out, "func2c", "smac")[0] for out in ("first", "second"))
     assert first["params"] == second["params"]
     assert first["environment"]["hash_seed"] == "0"
 
