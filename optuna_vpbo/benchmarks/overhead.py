@@ -283,6 +283,8 @@ def _figure_against_n(results: Sequence[Measurement], samplers: list[str], marke
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
+    from optuna_vpbo.benchmarks.plots import save_compact_png
+
     cases = [c for c in CASES if any(m.case == c for m in results)]
     figure = Figure(figsize=(3.6 * len(cases), 3.4), layout="constrained")
     FigureCanvasAgg(figure)
@@ -300,13 +302,15 @@ def _figure_against_n(results: Sequence[Measurement], samplers: list[str], marke
         axes.grid(True, which="both", alpha=0.3)
     axes_row[0].set_ylabel("sampler CPU time per trial (s)")
     axes_row[0].legend(fontsize=7)
-    figure.savefig(path, dpi=110)
+    save_compact_png(figure, path, dpi=110)
     return path
 
 
 def _figure_against_c(results: Sequence[Measurement], samplers: list[str], markers: dict[str, str], path: Path) -> Path:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+
+    from optuna_vpbo.benchmarks.plots import save_compact_png
 
     figure = Figure(figsize=(4.5, 3.4), layout="constrained")
     FigureCanvasAgg(figure)
@@ -332,5 +336,5 @@ def _figure_against_c(results: Sequence[Measurement], samplers: list[str], marke
     axes.grid(True, which="both", alpha=0.3)
     if axes.lines:
         axes.legend(loc="center right", fontsize=8)
-    figure.savefig(path, dpi=110)
+    save_compact_png(figure, path, dpi=110)
     return path

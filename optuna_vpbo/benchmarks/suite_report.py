@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from optuna_vpbo.benchmarks.runner import load_results
+from optuna_vpbo.benchmarks.records import load_problem
 from optuna_vpbo.benchmarks.suite import HALVES, SUITE_SPECS, SuiteSpec, combination_of
 
 SUITE_CHECKPOINTS = (25, 50, 100, 200)
@@ -277,11 +277,10 @@ def collect_suite(out_dir: Path, problems: Sequence[str], samplers: Sequence[str
     collected = []
     for name in problems:
         spec, optimum, maximised = problem_spec(name)
-        folder = out_dir / name
-        names = sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+        stored = load_problem(out_dir, name)
         every = {
-            s: [as_loss(r) if maximised else r for r in load_results(out_dir, name, s) if max_seeds is None or r["seed"] < max_seeds]
-            for s in names
+            s: [as_loss(r) if maximised else r for r in records if max_seeds is None or r["seed"] < max_seeds]
+            for s, records in sorted(stored.items())
         }
         runs = {s: every[s] for s in samplers if every.get(s)}
         collected.append(SuiteRuns(spec, optimum, runs, [r for rs in every.values() for r in rs], maximised))

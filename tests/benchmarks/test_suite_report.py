@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
 import pytest
 
 from optuna_vpbo.benchmarks import suite, suite_report
-from optuna_vpbo.benchmarks.runner import result_path
+from optuna_vpbo.benchmarks.records import append_record
 
 
 def test_mean_and_standard_error_by_hand():
@@ -97,10 +96,8 @@ def test_report_end_to_end(tmp_path):
         for seed in range(5):
             values = [[optimum + gap + 0.001 * seed + 1.0 / (t + 1)] for t in range(30)]
             record = {"problem": "mlp_synthetic", "sampler": sampler, "seed": seed, "n_trials": 30,
-                      "values": values, "params": [best] * 30}
-            path = result_path(tmp_path, "mlp_synthetic", sampler, seed)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(record))
+                      "values": values, "params": [best] * 30, "sampler_seconds": [0.0] * 30}
+            append_record(tmp_path, record)
     collected = suite_report.collect_suite(tmp_path, ["mlp_synthetic"], ["ours", "peer"], None)
     text = suite_report.write_suite_report(tmp_path / "S.md", collected, "toy", [25, 50], "ours")
     assert "p=0.031, n=5" in text  # all five differences negative: 1/32
@@ -134,10 +131,8 @@ def test_report_of_a_maximised_paper_problem(tmp_path):
     # Two runs of reizman_suzuki_1 (maximised yield, no optimum): the metric is the negated best value.
     for sampler, yields in (("ours", [50.0, 80.0, 90.0]), ("peer", [40.0, 60.0, 70.0])):
         record = {"problem": "reizman_suzuki_1", "sampler": sampler, "seed": 0, "n_trials": 3,
-                  "values": [[y] for y in yields], "params": [{"catalyst": "P1-L1"}] * 3}
-        path = result_path(tmp_path, "reizman_suzuki_1", sampler, 0)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(record))
+                  "values": [[y] for y in yields], "params": [{"catalyst": "P1-L1"}] * 3, "sampler_seconds": [0.0] * 3}
+        append_record(tmp_path, record)
     collected = suite_report.collect_suite(tmp_path, ["reizman_suzuki_1"], ["ours", "peer"], None)
     text = suite_report.write_suite_report(tmp_path / "S.md", collected, "paper", [3], "ours")
     assert "| reizman_suzuki_1 | ours | 1 | -90 / -90 | 0 of 1 |" in text
