@@ -20,20 +20,12 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no window
 
 import matplotlib.pyplot as plt
-import numpy as np
 import optuna
 
 from optuna_vpbo import VPBOSampler
-from optuna_vpbo.benchmarks.problems import func2c
 from optuna_vpbo.visualization import plot_lengthscales, plot_value_proposals
 from optuna_vpbo.visualization import matplotlib as vpbo_matplotlib
-
-
-def objective(trial: optuna.Trial) -> float:
-    h1 = trial.suggest_categorical("h1", [0, 1, 2])
-    h2 = trial.suggest_categorical("h2", [0, 1, 2, 3, 4])
-    x = np.array([trial.suggest_float("x1", -1.0, 1.0), trial.suggest_float("x2", -1.0, 1.0)])
-    return float(func2c(h1, h2, x))
+from quickstart import objective  # the quickstart's Func2C (this script's folder is on sys.path)
 
 
 def main() -> None:
