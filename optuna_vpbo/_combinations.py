@@ -3,6 +3,10 @@
 Up to ``max_enumerated`` rows, all of them (the paper's Algorithm 1). Beyond, a set that keeps
 the cost bounded: a uniform sample, the rows of the best observed trials and, in a flat space,
 every combination one categorical change away from those (Hamming neighbours).
+
+A stalled study (its best trial older than ``stall_trials`` complete trials) sets its incumbent's
+row aside on every other trial, so that a seed stuck on a wrong combination keeps testing the
+model's next-best ones (``stalled_row``, ``without_row``).
 """
 
 from __future__ import annotations
@@ -76,3 +80,21 @@ def candidate_combinations(
     # Unique rows, keeping first occurrences in order so that results do not depend on hashing.
     _, first = np.unique(combined, axis=0, return_index=True)
     return np.ascontiguousarray(combined[np.sort(first)], dtype=np.int32)
+
+
+def stalled_row(h: np.ndarray, best_index: int, stall_trials: int, trial_number: int) -> np.ndarray | None:
+    """The incumbent's row (``h[best_index]``, h in trial order) to set aside on this trial, or
+    None: on odd trial numbers once the incumbent is older than ``stall_trials`` complete trials
+    (0: never)."""
+    age = len(h) - 1 - best_index
+    if stall_trials == 0 or trial_number % 2 == 0 or age < stall_trials:
+        return None
+    return h[best_index]
+
+
+def without_row(rows: np.ndarray, row: np.ndarray | None) -> np.ndarray:
+    """``rows`` without ``row``, unless it is None or the only one."""
+    if row is None:
+        return rows
+    kept = rows[~np.all(rows == row, axis=1)]
+    return np.ascontiguousarray(kept) if len(kept) else rows

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from typing import NamedTuple, Protocol
 
 import numpy as np
 import scipy.optimize
 
 from optuna_vpbo import _core
+from optuna_vpbo._priors import NegativeLogPrior, negative_log_prior
 from optuna_vpbo._subsets import training_subset
 from optuna_vpbo._output_transforms import FittedTransform, OutputTransform
 
@@ -36,6 +38,7 @@ MAX_LBFGS_ITERATIONS = 200
 # REFIT_GROWTH, the likelihood is evaluated on at most FIT_MAX_POINTS observations and the GP
 # keeps at most GP_MAX_POINTS of them at a rebuild (``_subsets.training_subset``).
 LONG_STUDY = 300
+EARLY_REFIT_DIVISOR = 10
 REFIT_GROWTH = 0.05
 FIT_MAX_POINTS = 300
 GP_MAX_POINTS = 2000
@@ -106,8 +109,10 @@ def fit_hyperparameters(
     warm_start: GPHyperparameters | None = None,
     lam_bounds: tuple[float, float] = LAMBDA_BOUNDS,
     variance_bounds: tuple[float, float] = VARIANCE_BOUNDS,
+    prior: str = "none",
 ) -> GPHyperparameters:
-    """Maximum-likelihood hyperparameters from ``n_restarts`` L-BFGS-B runs.
+    """Maximum-likelihood (``prior="none"``) or maximum-a-posteriori hyperparameters (a prior of
+    ``_priors``) from ``n_restarts`` L-BFGS-B runs.
 
     The first run starts from ``warm_start`` (the previous fit) or the defaults; the others from
     points drawn uniformly in the log-bounds. A start whose likelihood cannot be evaluated (a
@@ -122,7 +127,7 @@ def fit_hyperparameters(
     first = (warm_start or GPHyperparameters.default(n_numeric)).to_theta()
     starts = [np.clip(first, lows, highs)]
     starts += [rng.uniform(lows, highs) for _ in range(max(0, n_restarts - 1))]
-    evaluator = _core.LikelihoodEvaluator(h, x, y)
+    evaluator = _posterior_objective(_core.LikelihoodEvaluator(h, x, y), negative_log_prior(prior), n_numeric)
 
     best_theta, best_value = starts[0], math.inf
     for start in starts:
@@ -142,22 +147,40 @@ def fit_hyperparameters(
     return GPHyperparameters.from_theta(np.clip(best_theta, lows, highs))
 
 
+def _posterior_objective(
+    likelihood: Callable[[np.ndarray], tuple[float, np.ndarray]], prior: NegativeLogPrior, n_numeric: int
+) -> Callable[[np.ndarray], tuple[float, np.ndarray]]:
+    """-log likelihood - log prior of theta, and its gradient."""
+
+    def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        value, gradient = likelihood(theta)
+        prior_value, prior_gradient = prior(theta, n_numeric)
+        return value + prior_value, np.asarray(gradient) + prior_gradient
+
+    return objective
+
+
 @dataclasses.dataclass(frozen=True)
 class RefitSchedule:
     """When a model's hyperparameters are refitted and from how many starts.
 
     Up to ``LONG_STUDY`` observations, as the paper: every ``refit_interval`` observations from
-    ``n_restarts`` starts (one warm). Beyond, once the data grew by ``REFIT_GROWTH`` of what the
+    ``n_restarts`` starts (one warm); with ``early_refits``, every ``n / EARLY_REFIT_DIVISOR``
+    observations below that (every trial up to 20 observations): a fit on the first few points
+    says little about the next ones, and fits that small cost milliseconds. Beyond, once the data grew by ``REFIT_GROWTH`` of what the
     last fit saw (at least ``refit_interval``), from the warm start alone: the likelihood surface
     moves little when a few percent of points are added, and random restarts cost a full fit each.
     """
 
     refit_interval: int
     n_restarts: int
+    early_refits: bool = False
 
     def interval(self, n_fitted: int) -> int:
         """How many new observations a fit on ``n_fitted`` observations is reused for."""
         if n_fitted < LONG_STUDY:
+            if self.early_refits:
+                return min(self.refit_interval, max(1, n_fitted // EARLY_REFIT_DIVISOR))
             return self.refit_interval
         return max(self.refit_interval, math.ceil(REFIT_GROWTH * n_fitted))
 
@@ -207,8 +230,9 @@ class ModelCache:
     update of its Cholesky factor) instead of being rebuilt.
     """
 
-    def __init__(self, refit_interval: int, n_restarts: int) -> None:
-        self._schedule = RefitSchedule(refit_interval, n_restarts)
+    def __init__(self, refit_interval: int, n_restarts: int, *, early_refits: bool = False, prior: str = "none") -> None:
+        self._schedule = RefitSchedule(refit_interval, n_restarts, early_refits)
+        self._prior = prior
         self._fits: dict[tuple[str, ...], ModelFit] = {}
         self._gps: dict[tuple[str, ...], BuiltGP] = {}
 
@@ -240,7 +264,9 @@ class ModelCache:
         warm_start = cached.hyperparameters if cached is not None else None
         subset = training_subset(h, y, FIT_MAX_POINTS)
         n_restarts = self._schedule.restarts(n, warm_start is not None)
-        fitted = fit_hyperparameters(h[subset], x[subset], y[subset], rng=rng, n_restarts=n_restarts, warm_start=warm_start)
+        fitted = fit_hyperparameters(
+            h[subset], x[subset], y[subset], rng=rng, n_restarts=n_restarts, warm_start=warm_start, prior=self._prior
+        )
         self._fits[key] = ModelFit(n, fitted, fitted_transform)
         if store is not None and n >= LONG_STUDY:
             store.save(key, n, fitted)

@@ -21,13 +21,22 @@ from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
 from optuna_vpbo import _acquisition, _optuna_compat, _pending
-from optuna_vpbo._combinations import candidate_rows, n_rows
+from optuna_vpbo._combinations import candidate_rows, n_rows, stalled_row, without_row
 from optuna_vpbo._fit import ModelCache
 from optuna_vpbo._init_design import N_MAX_VALUE_POINTS, max_value_samples, mes_numeric_point, random_points
 from optuna_vpbo._fit_store import StudyFitStore
 from optuna_vpbo._models import ModelData, ObjectiveModel, constraint_models, objective_model
 from optuna_vpbo._multi_objective import MAX_FRONT_STARTS, feasible_front, scalar_values, uses_hypervolume
-from optuna_vpbo._proposals import N_SCREEN_CANDIDATES, Proposal, RefinementStarts, propose, screen, sobol_candidates
+from optuna_vpbo._proposals import (
+    N_LOCAL_CENTRES,
+    N_SCREEN_CANDIDATES,
+    Proposal,
+    RefinementStarts,
+    local_candidates,
+    propose,
+    screen,
+    sobol_candidates,
+)
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import VPBOSettings
 from optuna_vpbo._output_transforms import make_output_transform
@@ -67,7 +76,9 @@ class _Observations:
 class TrialPipeline:
     def __init__(self, settings: VPBOSettings) -> None:
         self._settings = settings
-        self._cache = ModelCache(settings.refit_interval, settings.n_restarts)
+        self._cache = ModelCache(
+            settings.refit_interval, settings.n_restarts, early_refits=settings.early_refits, prior=settings.hyperparameter_prior
+        )
 
     def suggest(self, study: Study, trial: FrozenTrial, search_space: Mapping[str, BaseDistribution], seed: int) -> Suggestion:
         observed = _observe(study, trial, search_space)
@@ -88,8 +99,9 @@ class TrialPipeline:
         acquisition = _acquisition.with_feasibility(_acquisition.log_expected_improvement(model, feasible), constraints)
         best_first = np.lexsort((-model.targets, ~feasible))  # feasible trials first, each group best first
         n_observed = self._settings.n_refine - 1 if self._settings.n_refine > 0 else None
-        proposal = self._propose(acquisition, observed, candidates, best_first, n_observed, rng)
-        return _suggestion(proposal, observed.encoder, {"phase": "proposals", "top_proposals": _ranking(proposal, observed.encoder), **diagnostics})
+        set_aside = stalled_row(observed.h, int(best_first[0]), self._settings.stall_trials, trial.number)
+        proposal = self._propose(acquisition, observed, candidates, best_first, n_observed, rng, set_aside)
+        return _suggestion(proposal, observed.encoder, {"phase": "proposals", "stalled": set_aside is not None, "top_proposals": _ranking(proposal, observed.encoder), **diagnostics})
 
     def _uses_hypervolume(self, study: Study, encoder: TreeEncoder) -> bool:
         limit = self._settings.max_enumerated_combinations
@@ -133,14 +145,18 @@ class TrialPipeline:
         starts_order: np.ndarray,
         n_observed: int | None,
         rng: np.random.Generator,
+        set_aside: np.ndarray | None = None,
     ) -> Proposal:
-        """Value proposals over the candidate rows; refinement from the observed points in
-        ``starts_order`` (at most ``n_observed`` of them; None: no refinement)."""
+        """Value proposals over the candidate rows but ``set_aside``; refinement from the observed
+        points in ``starts_order`` (at most ``n_observed`` of them; None: no refinement)."""
         encoder = observed.encoder
         rows = candidate_rows(encoder, self._settings.max_enumerated_combinations, rng, observed.h[starts_order])
+        rows = without_row(rows, set_aside)
         if encoder.tree.is_flat:
             all_numeric = np.ones(encoder.n_numeric, dtype=bool)
             rows = screen(acquisition, rows, encoder.snap(candidates[:N_SCREEN_CANDIDATES], all_numeric), encoder.n_choices)
+        centres = observed.x[starts_order[:N_LOCAL_CENTRES]]
+        candidates = np.vstack([candidates, local_candidates(centres, self._settings.n_local_candidates, rng)])
         taken_h, taken_x = observed.taken
         starts = RefinementStarts(observed.h[starts_order], observed.x[starts_order], n_observed, taken_h, taken_x)
         return propose(acquisition, rows, encoder.numeric_masks(rows), candidates, starts, snap=encoder.snap, n_ranking=N_RANKING)

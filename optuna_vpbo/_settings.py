@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from optuna_vpbo._output_transforms import validate_output_transform
+from optuna_vpbo._priors import negative_log_prior
 
 MULTI_OBJECTIVE_METHODS = ("ehvi", "parego")
 
@@ -13,11 +14,15 @@ MULTI_OBJECTIVE_METHODS = ("ehvi", "parego")
 class VPBOSettings:
     """Every setting of the algorithm; see ``VPBOSampler`` for their meaning."""
 
-    n_startup_trials: int = 24
+    n_startup_trials: int = 10
     search_initialization: bool = True
     n_candidates: int = 512
+    n_local_candidates: int = 128
     n_refine: int = 3
     refit_interval: int = 10
+    early_refits: bool = False
+    hyperparameter_prior: str = "none"
+    stall_trials: int = 20
     n_restarts: int = 3
     max_enumerated_combinations: int = 4096
     output_transform: str = "yeo-johnson"
@@ -31,15 +36,16 @@ class VPBOSettings:
 
     def __post_init__(self) -> None:
         validate_output_transform(self.output_transform)
+        negative_log_prior(self.hyperparameter_prior)
         if self.multi_objective not in MULTI_OBJECTIVE_METHODS:
             raise ValueError(
                 f"multi_objective must be one of {MULTI_OBJECTIVE_METHODS}, got {self.multi_objective!r}."
             )
         for name in ("n_candidates", "refit_interval", "n_restarts", "max_enumerated_combinations"):
             _check_int(name, getattr(self, name), minimum=1)
-        for name in ("n_startup_trials", "n_refine"):
+        for name in ("n_startup_trials", "n_refine", "n_local_candidates", "stall_trials"):
             _check_int(name, getattr(self, name), minimum=0)
-        for name in ("search_initialization", "record_proposals"):
+        for name in ("search_initialization", "record_proposals", "early_refits"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}.")
 
@@ -52,7 +58,7 @@ def _check_int(name: str, value: object, minimum: int) -> None:
 
 PRESETS: dict[str, VPBOSettings] = {
     # The paper's settings (sec. 5): 24 initial points (12 random + 12 MES), 200 uniform
-    # candidates per combination with no local refinement, multi-start refits every 10 trials.
-    "paper": VPBOSettings(n_candidates=200, n_refine=0, n_restarts=5, output_transform="standardize"),
+    # candidates per combination (no local ones) with no local refinement, multi-start refits every 10 trials.
+    "paper": VPBOSettings(n_startup_trials=24, n_candidates=200, n_local_candidates=0, n_refine=0, stall_trials=0, n_restarts=5, output_transform="standardize"),
     "default": VPBOSettings(),
 }

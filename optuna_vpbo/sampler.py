@@ -58,10 +58,20 @@ class VPBOSampler(BaseSampler):
         search_initialization: Choose the numeric part of the second half of the initial design
             by MES (paper: True); if False the whole initial design is random.
         n_candidates: Quasi-random numeric candidates shared by all combinations (paper: 200).
+        n_local_candidates: Further candidates, Gaussian steps around the best observed points,
+            shared by all combinations (paper: 0).
         n_refine: L-BFGS-B runs refining x within the chosen combination, from its best
             candidate and its best observed points (paper: 0).
+        stall_trials: Once the best trial is older than this many complete trials, every other
+            trial sets the best trial's combination aside, to test the next-best ones (0: never;
+            paper: 0).
         refit_interval: Refit the GP hyperparameters every this many trials (paper: 10); beyond
             300 trials once the data grew by 5 %, and at least this many trials apart.
+        early_refits: Refit every n / 10 observations while that is fewer than
+            ``refit_interval`` (every trial up to 20 observations; paper: False).
+        hyperparameter_prior: ``"none"`` (maximum likelihood, paper), ``"gpsampler"`` (Optuna
+            GPSampler's priors) or ``"dimension-scaled"`` (Hvarfner et al. 2024): the fit
+            maximises the likelihood times this prior.
         n_restarts: L-BFGS-B starts per hyperparameter fit, one warm-started (paper: 5); beyond
             300 trials a refit starts from the previous fit alone.
         max_enumerated_combinations: Above this many categorical combinations, proposals go to a
@@ -92,8 +102,12 @@ class VPBOSampler(BaseSampler):
         n_startup_trials: int | None = None,
         search_initialization: bool | None = None,
         n_candidates: int | None = None,
+        n_local_candidates: int | None = None,
         n_refine: int | None = None,
+        stall_trials: int | None = None,
         refit_interval: int | None = None,
+        early_refits: bool | None = None,
+        hyperparameter_prior: str | None = None,
         n_restarts: int | None = None,
         max_enumerated_combinations: int | None = None,
         output_transform: str | None = None,
@@ -109,8 +123,12 @@ class VPBOSampler(BaseSampler):
             "n_startup_trials": n_startup_trials,
             "search_initialization": search_initialization,
             "n_candidates": n_candidates,
+            "n_local_candidates": n_local_candidates,
             "n_refine": n_refine,
+            "stall_trials": stall_trials,
             "refit_interval": refit_interval,
+            "early_refits": early_refits,
+            "hyperparameter_prior": hyperparameter_prior,
             "n_restarts": n_restarts,
             "max_enumerated_combinations": max_enumerated_combinations,
             "output_transform": output_transform,
