@@ -23,6 +23,7 @@ class VPBOSettings:
     output_transform: str = "yeo-johnson"
     multi_objective: str = "ehvi"
     record_proposals: bool = False
+    categorical_relevance: bool = False
 
     @property
     def n_random_startup_trials(self) -> int:
@@ -39,7 +40,7 @@ class VPBOSettings:
             _check_int(name, getattr(self, name), minimum=1)
         for name in ("n_startup_trials", "n_refine"):
             _check_int(name, getattr(self, name), minimum=0)
-        for name in ("search_initialization", "record_proposals"):
+        for name in ("search_initialization", "record_proposals", "categorical_relevance"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}.")
 
