@@ -13,8 +13,9 @@ import numpy as np
 import optuna
 import pytest
 
-from optuna_vpbo import VPBOSampler, _core, _optuna_compat
-from optuna_vpbo._fit import GPHyperparameters, _restored, fit_hyperparameters
+from optuna_vpbo import VPBOSampler, _core, _fit, _optuna_compat
+from optuna_vpbo._diagnostics import model_markdown
+from optuna_vpbo._fit import LONG_STUDY, GPHyperparameters, _restored, fit_hyperparameters
 from optuna_vpbo._fit_store import StudyFitStore, attribute_name
 from optuna_vpbo._output_transforms import Standardize
 from optuna_vpbo._settings import PRESETS, VPBOSettings
@@ -277,3 +278,34 @@ def test_without_the_setting_the_diagnostics_have_no_relevance():
     study.optimize(flat_objective, n_trials=8)
     assert study.trials[-1].user_attrs["vpbo"]["phase"] == "proposals"
     assert "categorical_relevance" not in study.trials[-1].user_attrs["vpbo"]
+
+
+def test_a_long_study_reuses_a_stored_relevance_fit_only_with_the_setting(monkeypatch):
+    """A long study stores its relevance fit; a new sampler with the setting proposes from it
+    without fitting, one without the setting cannot use it (another shape) and fits."""
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    random_study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    random_study.optimize(flat_objective, n_trials=LONG_STUDY + 5)
+    study = optuna.create_study()
+    study.add_trials(random_study.trials)
+    study.sampler = VPBOSampler(seed=1, categorical_relevance=True)
+    study.optimize(flat_objective, n_trials=1)
+    (stored,) = [json.loads(v) for k, v in _optuna_compat.get_study_system_attrs(study).items() if k.startswith("vpbo:fit:")]
+    assert stored["n_relevances"] == 2 and len(stored["theta"]) == 2 + 3 + 2
+    fits: list[bool] = []
+    real_fit = _fit.fit_hyperparameters
+    monkeypatch.setattr(_fit, "fit_hyperparameters", lambda *a, **k: fits.append(k["categorical_relevance"]) or real_fit(*a, **k))
+    for categorical_relevance, expected_fits in ((True, []), (False, [False])):
+        fits.clear()
+        study.sampler = VPBOSampler(seed=2, categorical_relevance=categorical_relevance, record_proposals=True)
+        study.optimize(flat_objective, n_trials=1)
+        diagnostics = study.trials[-1].user_attrs["vpbo"]
+        assert fits == expected_fits and diagnostics["phase"] == "proposals"
+        assert ("categorical_relevance" in diagnostics) == categorical_relevance
+
+
+def test_the_note_lists_the_relevance_of_each_categorical():
+    rows = model_markdown([{"lambda": 0.5, "noise": 0.01, "lengthscales": {"x": 0.3}, "categorical_relevance": {"kind": 0.9, "colour": 0.1}}], ["model"])
+    text = "\n".join(rows)
+    assert "| relevance `kind` | 0.9 |" in text and "| relevance `colour` | 0.1 |" in text
+    assert text.index("lengthscale `x`") < text.index("relevance `kind`")
