@@ -77,7 +77,11 @@ class TrialPipeline:
     def __init__(self, settings: VPBOSettings) -> None:
         self._settings = settings
         self._cache = ModelCache(
-            settings.refit_interval, settings.n_restarts, early_refits=settings.early_refits, prior=settings.hyperparameter_prior
+            settings.refit_interval,
+            settings.n_restarts,
+            early_refits=settings.early_refits,
+            prior=settings.hyperparameter_prior,
+            categorical_relevance=settings.categorical_relevance,
         )
 
     def suggest(self, study: Study, trial: FrozenTrial, search_space: Mapping[str, BaseDistribution], seed: int) -> Suggestion:
@@ -203,10 +207,15 @@ def _ranking(proposal: Proposal, encoder: TreeEncoder) -> list[dict[str, Any]]:
 
 
 def _model_diagnostics(model: ObjectiveModel, encoder: TreeEncoder) -> dict[str, Any]:
-    """The fitted model: lambda, the noise the GP factorised with, lengthscales by parameter."""
+    """The fitted model: lambda, the noise the GP factorised with, lengthscales by parameter and,
+    with the categorical relevance, the weight of each categorical parameter in the kernel."""
     hyperparameters = model.hyperparameters
-    return {
+    diagnostics = {
         "lambda": round(hyperparameters.lam, 4),
         "noise": float(f"{model.gp.noise:.3g}"),
         "lengthscales": {name: round(float(ls), 4) for name, ls in zip(encoder.numeric_names, hyperparameters.lengthscales)},
     }
+    if hyperparameters.n_relevances:
+        weights = model.gp.categorical_weights
+        diagnostics["categorical_relevance"] = {name: round(float(w), 4) for name, w in zip(encoder.categorical_names, weights)}
+    return diagnostics

@@ -28,6 +28,7 @@ class VPBOSettings:
     output_transform: str = "yeo-johnson"
     multi_objective: str = "ehvi"
     record_proposals: bool = False
+    categorical_relevance: bool = False
 
     @property
     def n_random_startup_trials(self) -> int:
@@ -45,7 +46,7 @@ class VPBOSettings:
             _check_int(name, getattr(self, name), minimum=1)
         for name in ("n_startup_trials", "n_refine", "n_local_candidates", "stall_trials"):
             _check_int(name, getattr(self, name), minimum=0)
-        for name in ("search_initialization", "record_proposals", "early_refits"):
+        for name in ("search_initialization", "record_proposals", "early_refits", "categorical_relevance"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}.")
 

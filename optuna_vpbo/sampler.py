@@ -86,6 +86,10 @@ class VPBOSampler(BaseSampler):
             optuna-dashboard installed, a Markdown note it shows: the phase that chose the trial (``random``, ``mes`` or
             ``proposals``), the best value proposals (combination and log EI, or log EHVI), and
             the fitted lambda, lengthscales and noise (per objective with EHVI).
+        categorical_relevance: Learn one relevance per categorical parameter with the other GP
+            hyperparameters: the overlap kernel weighs the parameters by their relevances
+            (normalised to sum to 1) instead of equally (paper: False). Opt-in; the diagnostics
+            then show the weights.
         independent_sampler: Sampler for parameters outside the relative search space and for
             the random part of the initial design (default: ``RandomSampler(seed)``).
         warn_independent_sampling: Warn when a parameter falls back to the independent sampler
@@ -113,6 +117,7 @@ class VPBOSampler(BaseSampler):
         output_transform: str | None = None,
         multi_objective: str | None = None,
         record_proposals: bool | None = None,
+        categorical_relevance: bool | None = None,
         independent_sampler: BaseSampler | None = None,
         warn_independent_sampling: bool = True,
         constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
@@ -134,6 +139,7 @@ class VPBOSampler(BaseSampler):
             "output_transform": output_transform,
             "multi_objective": multi_objective,
             "record_proposals": record_proposals,
+            "categorical_relevance": categorical_relevance,
         }
         self._settings = dataclasses.replace(PRESETS[preset], **{k: v for k, v in overrides.items() if v is not None})
         if seed is not None and not isinstance(seed, (int, np.integer)):
