@@ -42,7 +42,10 @@ class VPBOSampler(BaseSampler):
     Conditional (define-by-run) spaces are inferred as a search tree whose leaves take the place
     of the combinations. The first ``n_startup_trials`` complete trials are an initial design: the
     first half random, the second half with random categoricals and numeric values chosen by
-    Max-value Entropy Search (``search_initialization``).
+    Max-value Entropy Search (``search_initialization``). The GP's hyperparameters maximise the
+    marginal likelihood times a prior (``hyperparameter_prior``; by default the dimension-scaled
+    lengthscale prior of Hvarfner et al. 2024) and are refitted every trial while the data are
+    few (``early_refits``); the paper fits by maximum likelihood every 10 trials.
 
     Long studies (beyond 300 trials) keep the cost per trial bounded: refits every 5 % of growth
     from the previous fit on a 300-trial subset, the GP grown by the new trials between refits,

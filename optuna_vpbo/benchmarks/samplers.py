@@ -44,11 +44,18 @@ SAMPLER_FACTORIES: dict[str, Callable[[int], BaseSampler]] = {
     "vpbo-norefine": lambda seed: VPBOSampler(seed=seed, n_refine=0),
     "vpbo-200cand": lambda seed: VPBOSampler(seed=seed, n_candidates=200),
     "vpbo-5restarts": lambda seed: VPBOSampler(seed=seed, n_restarts=5),
-    # Issue 13's changes, one put back at a time, and all of them (the defaults before).
+    # Issue 13 (docs/decisions.md, "Robust defaults"): each of its changes put back or added
+    # alone, and all of them put back (the defaults before: vpbo-v0).
     "vpbo-init24": lambda seed: VPBOSampler(seed=seed, n_startup_trials=24),
-    "vpbo-nolocal": lambda seed: VPBOSampler(seed=seed, n_local_candidates=0),
-    "vpbo-nostall": lambda seed: VPBOSampler(seed=seed, stall_trials=0),
-    "vpbo-v0": lambda seed: VPBOSampler(seed=seed, n_startup_trials=24, n_local_candidates=0, stall_trials=0),
+    "vpbo-noearly": lambda seed: VPBOSampler(seed=seed, early_refits=False),
+    "vpbo-noprior": lambda seed: VPBOSampler(seed=seed, hyperparameter_prior="none"),
+    "vpbo-gpsampler-prior": lambda seed: VPBOSampler(seed=seed, hyperparameter_prior="gpsampler"),
+    "vpbo-relevance": lambda seed: VPBOSampler(seed=seed, categorical_relevance=True),
+    "vpbo-stall": lambda seed: VPBOSampler(seed=seed, stall_trials=20),
+    "vpbo-local": lambda seed: VPBOSampler(seed=seed, n_local_candidates=128),
+    "vpbo-v0": lambda seed: VPBOSampler(
+        seed=seed, n_startup_trials=24, early_refits=False, hyperparameter_prior="none"
+    ),
     "vpbo-intersection": IntersectionVPBOSampler,
     # Multi-objective studies by ParEGO scalarisation, the behaviour before log EHVI.
     "vpbo-parego": lambda seed: VPBOSampler(seed=seed, multi_objective="parego"),
