@@ -4,9 +4,9 @@ Up to ``max_enumerated`` rows, all of them (the paper's Algorithm 1). Beyond, a 
 the cost bounded: a uniform sample, the rows of the best observed trials and, in a flat space,
 every combination one categorical change away from those (Hamming neighbours).
 
-A stalled study (its best trial older than ``stall_trials`` complete trials) sets its incumbent's
-row aside on every other trial, so that a seed stuck on a wrong combination keeps testing the
-model's next-best ones (``stalled_row``, ``without_row``).
+A stalled study (its best trial older than ``stall_trials`` complete trials) spends every other
+trial on the rows it has observed least (``is_stalled``, ``least_observed``): a model that is
+confident too early (a narrow basin in a branch it sampled twice) otherwise never returns there.
 """
 
 from __future__ import annotations
@@ -82,19 +82,15 @@ def candidate_combinations(
     return np.ascontiguousarray(combined[np.sort(first)], dtype=np.int32)
 
 
-def stalled_row(h: np.ndarray, best_index: int, stall_trials: int, trial_number: int) -> np.ndarray | None:
-    """The incumbent's row (``h[best_index]``, h in trial order) to set aside on this trial, or
-    None: on odd trial numbers once the incumbent is older than ``stall_trials`` complete trials
-    (0: never)."""
-    age = len(h) - 1 - best_index
-    if stall_trials == 0 or trial_number % 2 == 0 or age < stall_trials:
-        return None
-    return h[best_index]
+def is_stalled(n_observed: int, best_index: int, stall_trials: int, trial_number: int) -> bool:
+    """Whether this trial explores: on odd trial numbers once the incumbent (``best_index`` of
+    ``n_observed`` complete trials in trial order) is older than ``stall_trials`` complete
+    trials (0: never)."""
+    age = n_observed - 1 - best_index
+    return stall_trials > 0 and trial_number % 2 == 1 and age >= stall_trials
 
 
-def without_row(rows: np.ndarray, row: np.ndarray | None) -> np.ndarray:
-    """``rows`` without ``row``, unless it is None or the only one."""
-    if row is None:
-        return rows
-    kept = rows[~np.all(rows == row, axis=1)]
-    return np.ascontiguousarray(kept) if len(kept) else rows
+def least_observed(rows: np.ndarray, observed_h: np.ndarray) -> np.ndarray:
+    """The ``rows`` with the fewest observed trials (rows of ``observed_h``)."""
+    counts = np.array([np.count_nonzero(np.all(observed_h == row, axis=1)) for row in rows])
+    return np.ascontiguousarray(rows[counts == counts.min()])

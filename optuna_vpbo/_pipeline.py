@@ -21,7 +21,7 @@ from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
 from optuna_vpbo import _acquisition, _optuna_compat, _pending
-from optuna_vpbo._combinations import candidate_rows, n_rows, stalled_row, without_row
+from optuna_vpbo._combinations import candidate_rows, is_stalled, least_observed, n_rows
 from optuna_vpbo._fit import ModelCache
 from optuna_vpbo._init_design import N_MAX_VALUE_POINTS, max_value_samples, mes_numeric_point, random_points
 from optuna_vpbo._fit_store import StudyFitStore
@@ -103,9 +103,9 @@ class TrialPipeline:
         acquisition = _acquisition.with_feasibility(_acquisition.log_expected_improvement(model, feasible), constraints)
         best_first = np.lexsort((-model.targets, ~feasible))  # feasible trials first, each group best first
         n_observed = self._settings.n_refine - 1 if self._settings.n_refine > 0 else None
-        set_aside = stalled_row(observed.h, int(best_first[0]), self._settings.stall_trials, trial.number)
-        proposal = self._propose(acquisition, observed, candidates, best_first, n_observed, rng, set_aside)
-        return _suggestion(proposal, observed.encoder, {"phase": "proposals", "stalled": set_aside is not None, "top_proposals": _ranking(proposal, observed.encoder), **diagnostics})
+        stalled = is_stalled(len(observed.h), int(best_first[0]), self._settings.stall_trials, trial.number)
+        proposal = self._propose(acquisition, observed, candidates, best_first, n_observed, rng, stalled)
+        return _suggestion(proposal, observed.encoder, {"phase": "proposals", "stalled": stalled, "top_proposals": _ranking(proposal, observed.encoder), **diagnostics})
 
     def _uses_hypervolume(self, study: Study, encoder: TreeEncoder) -> bool:
         limit = self._settings.max_enumerated_combinations
@@ -149,13 +149,15 @@ class TrialPipeline:
         starts_order: np.ndarray,
         n_observed: int | None,
         rng: np.random.Generator,
-        set_aside: np.ndarray | None = None,
+        stalled: bool = False,
     ) -> Proposal:
-        """Value proposals over the candidate rows but ``set_aside``; refinement from the observed
-        points in ``starts_order`` (at most ``n_observed`` of them; None: no refinement)."""
+        """Value proposals over the candidate rows (``stalled``: the least observed of them);
+        refinement from the observed points in ``starts_order`` (at most ``n_observed`` of them;
+        None: no refinement)."""
         encoder = observed.encoder
         rows = candidate_rows(encoder, self._settings.max_enumerated_combinations, rng, observed.h[starts_order])
-        rows = without_row(rows, set_aside)
+        if stalled:
+            rows = least_observed(rows, observed.h)
         if encoder.tree.is_flat:
             all_numeric = np.ones(encoder.n_numeric, dtype=bool)
             rows = screen(acquisition, rows, encoder.snap(candidates[:N_SCREEN_CANDIDATES], all_numeric), encoder.n_choices)

@@ -66,8 +66,7 @@ class VPBOSampler(BaseSampler):
         n_refine: L-BFGS-B runs refining x within the chosen combination, from its best
             candidate and its best observed points (paper: 0).
         stall_trials: Once the best trial is older than this many complete trials, every other
-            trial sets the best trial's combination aside, to test the next-best ones (0: never;
-            paper: 0).
+            trial goes to the combinations observed least (0: never; paper: 0).
         refit_interval: Refit the GP hyperparameters every this many trials (paper: 10); beyond
             300 trials once the data grew by 5 %, and at least this many trials apart.
         early_refits: Refit every n / 10 observations while that is fewer than

@@ -1,5 +1,5 @@
 """The small policies around the value proposals: local candidates near the best points and the
-stall safeguard that sets a stuck incumbent's combination aside."""
+stall safeguard that sends a stuck study to its least observed combinations."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import optuna
 import pytest
 
 from conftest import make_sampler
-from optuna_vpbo._combinations import stalled_row, without_row
+from optuna_vpbo._combinations import is_stalled, least_observed
 from optuna_vpbo._proposals import LOCAL_SCALES, local_candidates
 
 
@@ -34,27 +34,26 @@ def test_no_local_candidates_consume_no_random_numbers() -> None:
     assert rng.random() == np.random.default_rng(3).random()
 
 
-def test_stalled_row_only_after_the_stall_and_on_odd_trials() -> None:
-    h = np.array([[0, 1], [1, 1], [2, 0], [1, 0], [0, 0]], dtype=np.int32)
-    # The best (index 1) is 3 complete trials old.
-    assert stalled_row(h, 1, stall_trials=3, trial_number=7).tolist() == [1, 1]
-    assert stalled_row(h, 1, stall_trials=3, trial_number=8) is None
-    assert stalled_row(h, 1, stall_trials=4, trial_number=7) is None
-    assert stalled_row(h, 1, stall_trials=0, trial_number=7) is None
+def test_a_study_stalls_only_after_the_stall_and_on_odd_trials() -> None:
+    # The best (index 1 of 5) is 3 complete trials old.
+    assert is_stalled(5, 1, stall_trials=3, trial_number=7)
+    assert not is_stalled(5, 1, stall_trials=3, trial_number=8)
+    assert not is_stalled(5, 1, stall_trials=4, trial_number=7)
+    assert not is_stalled(5, 1, stall_trials=0, trial_number=7)
 
 
-def test_without_row_keeps_at_least_one_row() -> None:
+def test_least_observed_rows() -> None:
     rows = np.array([[0, 1], [1, 1], [1, 0]], dtype=np.int32)
-    assert without_row(rows, np.array([1, 1])).tolist() == [[0, 1], [1, 0]]
-    assert without_row(rows, None) is rows
-    only = np.array([[1, 1]], dtype=np.int32)
-    assert without_row(only, np.array([1, 1])).tolist() == [[1, 1]]
+    observed = np.array([[0, 1], [1, 1], [0, 1], [1, 0], [1, 1]], dtype=np.int32)
+    assert least_observed(rows, observed).tolist() == [[1, 0]]
+    assert least_observed(rows, observed[:2]).tolist() == [[1, 0]]
+    assert least_observed(rows, observed[:0]).tolist() == rows.tolist()
 
 
 @pytest.mark.parametrize("conditional", [False, True], ids=["flat", "conditional"])
 def test_a_stalled_study_tries_other_combinations(conditional: bool) -> None:
     """An objective whose best value comes first and never improves: once stalled, every other
-    trial leaves the incumbent's combination."""
+    trial goes to a combination observed least so far."""
 
     def objective(trial: optuna.Trial) -> float:
         kind = trial.suggest_categorical("kind", ["a", "b", "c"])
@@ -69,7 +68,9 @@ def test_a_stalled_study_tries_other_combinations(conditional: bool) -> None:
     stalled = [t for t in study.trials if t.user_attrs.get("vpbo", {}).get("stalled")]
     # The incumbent (trial 0) is 6 complete trials old at trial 6: odd trials from 7 on.
     assert [t.number for t in stalled] == list(range(7, 24, 2))
-    assert all(t.params["kind"] != "a" for t in stalled)
+    for t in stalled:
+        counts = {k: sum(u.params["kind"] == k for u in study.trials[: t.number]) for k in ("a", "b", "c")}
+        assert counts[t.params["kind"]] == min(counts.values())
 
 
 def test_benchmark_variants_spell_their_settings() -> None:

@@ -51,10 +51,15 @@ SAMPLER_FACTORIES: dict[str, Callable[[int], BaseSampler]] = {
     "vpbo-noprior": lambda seed: VPBOSampler(seed=seed, hyperparameter_prior="none"),
     "vpbo-gpsampler-prior": lambda seed: VPBOSampler(seed=seed, hyperparameter_prior="gpsampler"),
     "vpbo-relevance": lambda seed: VPBOSampler(seed=seed, categorical_relevance=True),
-    "vpbo-stall": lambda seed: VPBOSampler(seed=seed, stall_trials=20),
+    "vpbo-stall": lambda seed: VPBOSampler(seed=seed, stall_trials=10),
     "vpbo-local": lambda seed: VPBOSampler(seed=seed, n_local_candidates=128),
     "vpbo-v0": lambda seed: VPBOSampler(
         seed=seed, n_startup_trials=24, early_refits=False, hyperparameter_prior="none"
+    ),
+    # The first step tried: the earlier defaults with a 10-trial design (5 MES, or all random).
+    "vpbo-v0-init10": lambda seed: VPBOSampler(seed=seed, early_refits=False, hyperparameter_prior="none"),
+    "vpbo-v0-init10-random": lambda seed: VPBOSampler(
+        seed=seed, early_refits=False, hyperparameter_prior="none", search_initialization=False
     ),
     "vpbo-intersection": IntersectionVPBOSampler,
     # Multi-objective studies by ParEGO scalarisation, the behaviour before log EHVI.

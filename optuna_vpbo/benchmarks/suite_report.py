@@ -366,6 +366,26 @@ def target_rows(entry: SuiteRuns, checkpoints: Sequence[int], reference: str) ->
     return [[entry.spec.name, *cells]]
 
 
+def relative_rows(collected: Sequence[SuiteRuns], checkpoints: Sequence[int]) -> list[list[str]]:
+    """Per sampler and checkpoint: the mean over problems of its mean metric divided by the best
+    sampler's mean on that problem (1: the best everywhere), over the problems where it has runs
+    and the best mean is positive, with how many problems that is."""
+    ratios: dict[str, dict[int, list[float]]] = {}
+    for entry in collected:
+        for c in checkpoints:
+            means = {s: mean_and_se(list(metric_at(r, entry.optimum, c).values()))[0] for s, r in entry.runs.items()}
+            means = {s: m for s, m in means.items() if not math.isnan(m)}
+            best = min(means.values(), default=math.nan)
+            if not best > 0:
+                continue
+            for sampler, mean in means.items():
+                ratios.setdefault(sampler, {k: [] for k in checkpoints})[c].append(mean / best)
+    return [
+        [sampler, *(f"{np.mean(by_c[c]):.2f} ({len(by_c[c])})" if by_c[c] else "-" for c in checkpoints)]
+        for sampler, by_c in ratios.items()
+    ]
+
+
 def write_suite_report(
     path: Path, collected: Sequence[SuiteRuns], half: str, checkpoints: Sequence[int], reference: str,
     stuck_trials: int = STUCK_TRIALS, command: str = "",
@@ -398,6 +418,16 @@ def write_suite_report(
         lines += _table(["problem", f"{reference} vs", *[f"trial {c}" for c in checkpoints]], comparisons)
     else:
         lines.append(f"No comparison: no runs of {reference}, or no other sampler with runs.")
+    lines += [
+        "",
+        "## Relative to the best sampler, over problems",
+        "",
+        "Mean over problems of (a sampler's mean / the best sampler's mean) at each checkpoint (1: the best on "
+        "every problem), and over how many problems (those where the best mean is positive). It depends on "
+        "which samplers are in the table.",
+        "",
+        *_table(["sampler", *[f"trial {c}" for c in checkpoints]], relative_rows(collected, checkpoints)),
+    ]
     targets = [row for e in collected for row in target_rows(e, checkpoints, reference)]
     if targets:
         lines += [

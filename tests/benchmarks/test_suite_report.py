@@ -157,3 +157,18 @@ def test_target_rows_compare_with_the_better_peer_and_gps_tail():
     entry.runs["vpbo"] = runs([9.0, 9.0, 9.0, 9.0])
     assert suite_report.target_rows(entry, [1, 2], "vpbo") == [["toy", "behind gp; p90 > gp", "-"]]
     assert suite_report.target_rows(entry, [1], "nobody") == []
+
+
+def test_relative_rows_divide_by_the_best_mean_per_problem():
+    spec = suite.SuiteSpec("toy", "toy", lambda: None, ("c",), "", "")
+
+    def runs(final_values):
+        return [{"seed": s, "values": [[v]], "params": [{"c": "a"}]} for s, v in enumerate(final_values)]
+
+    first = suite_report.SuiteRuns(spec, 0.0, {"a": runs([1.0, 3.0]), "b": runs([4.0, 4.0])}, [])
+    second = suite_report.SuiteRuns(spec, 0.0, {"a": runs([6.0, 6.0]), "b": runs([3.0, 3.0])}, [])
+    # Means: first a 2, b 4; second a 6, b 3. Ratios a: 1, 2; b: 2, 1.
+    assert suite_report.relative_rows([first, second], [1]) == [["a", "1.50 (2)"], ["b", "1.50 (2)"]]
+    # A problem whose best mean is 0 is left out.
+    solved = suite_report.SuiteRuns(spec, 0.0, {"a": runs([0.0]), "b": runs([1.0])}, [])
+    assert suite_report.relative_rows([solved, first], [1]) == [["a", "1.00 (1)"], ["b", "2.00 (1)"]]
