@@ -25,14 +25,17 @@ auto without_gil(Call call) -> decltype(call()) {
 
 void bind_models(py::module_& m) {
   py::class_<MixedGP, std::shared_ptr<MixedGP>>(m, "MixedGP")
-      .def(py::init([](IntMatrix h, Matrix x, Vector y, Vector lengthscales, double variance, double lambda, double noise) {
+      .def(py::init([](IntMatrix h, Matrix x, Vector y, Vector lengthscales, double variance, double lambda, double noise,
+                       Vector relevances) {
              return without_gil([&] {
                return std::make_shared<MixedGP>(std::move(h), std::move(x), std::move(y),
-                                                MixedKernel(std::move(lengthscales), variance, lambda), noise);
+                                                MixedKernel(std::move(lengthscales), variance, lambda, std::move(relevances)),
+                                                noise);
              });
            }),
            py::arg("h"), py::arg("x"), py::arg("y"), py::arg("lengthscales"), py::arg("variance"), py::arg("lam"),
-           py::arg("noise"))
+           py::arg("noise"), py::arg("relevances") = Vector(),
+           "relevances: one per categorical variable (weights r_v / sum r of the overlap kernel); empty: equal weights.")
       .def(
           "extended",
           [](const MixedGP& gp, const IntMatrix& h, const Matrix& x, Vector y) {
@@ -58,11 +61,14 @@ void bind_models(py::module_& m) {
           },
           py::arg("h"), py::arg("x"), "Mean, latent variance and their gradients w.r.t. x at one point (h: 1 x k).")
       .def_property_readonly("noise", &MixedGP::noise, "The noise variance of the factorised K + noise I.")
+      .def_property_readonly(
+          "categorical_weights", [](const MixedGP& gp) { return gp.kernel().categorical_weights(gp.h().cols()); },
+          "The weights w_v of the categorical variables in the overlap kernel (non-negative, summing to 1).")
       .def_property_readonly("n_train", &MixedGP::size);
 
   py::class_<LikelihoodEvaluator>(m, "LikelihoodEvaluator")
-      .def(py::init<const IntMatrix&, const Matrix&, const Vector&>(), py::arg("h"), py::arg("x"), py::arg("y"),
-           py::call_guard<py::gil_scoped_release>())
+      .def(py::init<const IntMatrix&, const Matrix&, const Vector&, bool>(), py::arg("h"), py::arg("x"), py::arg("y"),
+           py::arg("categorical_relevance") = false, py::call_guard<py::gil_scoped_release>())
       .def(
           "__call__",
           [](const LikelihoodEvaluator& evaluator, const Vector& theta) {
@@ -70,7 +76,8 @@ void bind_models(py::module_& m) {
             const double value = without_gil([&] { return evaluator.negative_log_likelihood(theta, gradient); });
             return py::make_tuple(value, gradient);
           },
-          py::arg("theta"), "Negative log marginal likelihood and its gradient; theta = [log l, log variance, log noise, lambda].")
+          py::arg("theta"), "Negative log marginal likelihood and its gradient; theta = [log l, log variance, log noise, lambda] "
+          "(then the log relevances of the categorical variables with categorical_relevance).")
       .def_property_readonly("n_params", &LikelihoodEvaluator::n_params);
 }
 

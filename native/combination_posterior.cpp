@@ -11,7 +11,8 @@ CombinationPosterior::CombinationPosterior(const MixedGP& gp, const IntMatrix& c
   k_ = h_.cols();
   index_pairs(combinations);
   w_sum_ = gp.kernel().sum_weight();
-  w_product_ = gp.kernel().product_weight() / static_cast<double>(k_);
+  w_product_ = gp.kernel().categorical_weights(k_, gp.kernel().product_weight());
+  w_level_ = gp.kernel().categorical_weights(k_, w_sum_);
   assign_slots(level_terms());
 }
 
@@ -28,7 +29,10 @@ void CombinationPosterior::index_pairs(const IntMatrix& combinations) {
     pair_index_[v].assign(n_levels, -1);
     for (Eigen::Index c = 0; c < combinations.rows(); ++c) {
       int& slot = pair_index_[v][combinations.cols() == 0 ? 0 : combinations(c, v)];
-      if (slot < 0) slot = n_pairs_++;
+      if (slot < 0) {
+        slot = n_pairs_++;
+        pair_variable_.push_back(v);
+      }
     }
   }
 }
@@ -37,20 +41,19 @@ void CombinationPosterior::index_pairs(const IntMatrix& combinations) {
 // and L^-1 e_{v,a}.
 Matrix CombinationPosterior::level_terms() {
   const Eigen::Index n = gp_.size();
-  const double w_level = w_sum_ / static_cast<double>(k_);
   Matrix level_mask = Matrix::Zero(n, n_pairs_);
   level_mean_ = Vector::Zero(n_pairs_);
   for (Eigen::Index v = 0; v < k_; ++v) {
     for (Eigen::Index i = 0; i < n; ++i) {
       const int pair = pair_index_[v][h_(i, v)];
       if (pair < 0) continue;
-      level_mean_(pair) += w_level * gp_.alpha()(i);
+      level_mean_(pair) += w_level_(v) * gp_.alpha()(i);
       level_mask(i, pair) = 1.0;
     }
   }
   solved_level_ = level_mask;
   if (n > 0) gp_.cholesky_factor().triangularView<Eigen::Lower>().solveInPlace(solved_level_);
-  solved_level_ *= w_level;
+  for (int pair = 0; pair < n_pairs_; ++pair) solved_level_.col(pair) *= w_level_(pair_variable_[pair]);
   return level_mask;
 }
 
@@ -156,9 +159,11 @@ void CombinationPosterior::solve_pieces(Eigen::Index s) {
 void CombinationPosterior::fold_weights(Eigen::Index s) {
   pieces_.leftCols(s) *= w_sum_;
   piece_means_.head(s) *= w_sum_;
-  pieces_.rightCols(s * (n_slots() - 1)) *= w_product_;
-  piece_means_.tail(s * (n_slots() - 1)) *= w_product_;
+  // Every slot after K_x's is one pair's.
   for (std::size_t pair = 0; pair < slot_.size(); ++pair) {
+    const double w_product = w_product_(pair_variable_[pair]);
+    pieces_.middleCols(slot_[pair] * s, s) *= w_product;
+    piece_means_.segment(slot_[pair] * s, s) *= w_product;
     pieces_.middleCols(slot_[pair] * s, s).colwise() += solved_level_.col(pair);
     piece_means_.segment(slot_[pair] * s, s).array() += level_mean_(pair);
   }

@@ -2,12 +2,13 @@
 // from per-(variable, level) pieces (VPBO paper, sec. 4.1; the structural saving of
 // shared/reference-notes.md).
 //
-// All combinations share one candidate set. With k_h(c, H_i) = (1/k) sum_v 1[c_v = H_iv] the
-// cross-covariance of (c, x_j) with the training data is a combination of e_{v,a} = 1[H_.v = a],
-// the Matern block K_x(., x_j) and the masked blocks D_{v,a} K_x(., x_j), so the triangular solves
-// are needed once per (variable, level) pair rather than once per combination. With the kernel
-// weights w_sum and w_prod / k, the solved cross-covariance of combination c is
-//   L^-1 k_c = w_sum L^-1 K_x + sum_v [w_prod L^-1 D_{v,c_v} K_x + (w_sum / k) L^-1 e_{v,c_v} 1^T],
+// All combinations share one candidate set. With k_h(c, H_i) = sum_v w_v 1[c_v = H_iv] (the
+// kernel's categorical weights, MixedKernel::categorical_weights) the cross-covariance of (c, x_j)
+// with the training data is a combination of e_{v,a} = 1[H_.v = a], the Matern block K_x(., x_j)
+// and the masked blocks D_{v,a} K_x(., x_j), so the triangular solves are needed once per
+// (variable, level) pair rather than once per combination. With the kernel weights w_sum and
+// w_prod, the solved cross-covariance of combination c is
+//   L^-1 k_c = w_sum L^-1 K_x + sum_v [w_prod w_v L^-1 D_{v,c_v} K_x + w_sum w_v L^-1 e_{v,c_v} 1^T],
 // so the pieces are stored with their weights and level terms folded in, and a combination costs
 // k + 1 passes over them. The masks of one variable sum to the identity over the levels present
 // in the data, so one level per variable (when all its data levels have a piece) is L^-1 K_x minus
@@ -60,7 +61,10 @@ class CombinationPosterior {
   Eigen::Index k_ = 0;
   int n_pairs_ = 0;
   std::vector<std::vector<int>> pair_index_;
-  double w_sum_ = 0.0, w_product_ = 0.0;
+  std::vector<Eigen::Index> pair_variable_;
+  // w_sum, and per variable w_prod w_v and w_sum w_v.
+  double w_sum_ = 0.0;
+  Vector w_product_, w_level_;
   // Per pair: weighted alpha . e_{v,a}, weighted L^-1 e_{v,a} (columns) and its piece's slot.
   Vector level_mean_;
   Matrix solved_level_;

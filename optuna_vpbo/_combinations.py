@@ -3,6 +3,10 @@
 Up to ``max_enumerated`` rows, all of them (the paper's Algorithm 1). Beyond, a set that keeps
 the cost bounded: a uniform sample, the rows of the best observed trials and, in a flat space,
 every combination one categorical change away from those (Hamming neighbours).
+
+A stalled study (its best trial older than ``stall_trials`` complete trials) spends every other
+trial on the rows it has observed least (``is_stalled``, ``least_observed``): a model that is
+confident too early (a narrow basin in a branch it sampled twice) otherwise never returns there.
 """
 
 from __future__ import annotations
@@ -76,3 +80,17 @@ def candidate_combinations(
     # Unique rows, keeping first occurrences in order so that results do not depend on hashing.
     _, first = np.unique(combined, axis=0, return_index=True)
     return np.ascontiguousarray(combined[np.sort(first)], dtype=np.int32)
+
+
+def is_stalled(n_observed: int, best_index: int, stall_trials: int, trial_number: int) -> bool:
+    """Whether this trial explores: on odd trial numbers once the incumbent (``best_index`` of
+    ``n_observed`` complete trials in trial order) is older than ``stall_trials`` complete
+    trials (0: never)."""
+    age = n_observed - 1 - best_index
+    return stall_trials > 0 and trial_number % 2 == 1 and age >= stall_trials
+
+
+def least_observed(rows: np.ndarray, observed_h: np.ndarray) -> np.ndarray:
+    """The ``rows`` with the fewest observed trials (rows of ``observed_h``)."""
+    counts = np.array([np.count_nonzero(np.all(observed_h == row, axis=1)) for row in rows])
+    return np.ascontiguousarray(rows[counts == counts.min()])

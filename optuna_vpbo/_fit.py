@@ -3,19 +3,23 @@
 As in the VPBO paper (sec. 5, following CoCaBO's code): the lengthscales, output variance, noise
 variance and the kernel mix lambda maximise the log marginal likelihood, optimised in log space
 (lambda as it is, in [0, 1]) by L-BFGS-B from several starts; the best start wins. The native
-core computes the likelihood and its analytic gradient; SciPy's L-BFGS-B drives it.
+core computes the likelihood and its analytic gradient; SciPy's L-BFGS-B drives it. With the
+opt-in categorical relevance, one relevance per categorical variable (the overlap kernel's
+weights are the relevances normalised to sum 1; ``native/kernel.hpp``) joins them, in log space.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from typing import NamedTuple, Protocol
 
 import numpy as np
 import scipy.optimize
 
 from optuna_vpbo import _core
+from optuna_vpbo._priors import NegativeLogPrior, negative_log_prior
 from optuna_vpbo._subsets import training_subset
 from optuna_vpbo._output_transforms import FittedTransform, OutputTransform
 
@@ -25,17 +29,22 @@ VARIANCE_BOUNDS = (1e-2, 20.0)
 # The lower noise bound is the noise floor: the GP adds no jitter beyond it (native/gp.hpp).
 NOISE_BOUNDS = (1e-6, 1.0)
 LAMBDA_BOUNDS = (0.0, 1.0)
+# Relevances only matter relative to each other: these bounds let one categorical variable weigh
+# up to 10^4 times another.
+RELEVANCE_BOUNDS = (1e-2, 1e2)
 # Before the first fit, as in CoCaBO's code (lengthscale 0.2 on [-1, 1] is 0.1 on [0, 1]).
 DEFAULT_LENGTHSCALE = 0.1
 DEFAULT_VARIANCE = 1.0
 DEFAULT_NOISE = 0.1
 DEFAULT_LAMBDA = 0.5
+DEFAULT_RELEVANCE = 1.0  # equal weights, the paper's overlap kernel
 MAX_LBFGS_ITERATIONS = 200
 # Long studies (docs/decisions.md, "Long studies"): up to LONG_STUDY observations a model is fitted
 # and refitted as in the paper, on all its data. Beyond, refits come once the data grew by
 # REFIT_GROWTH, the likelihood is evaluated on at most FIT_MAX_POINTS observations and the GP
 # keeps at most GP_MAX_POINTS of them at a rebuild (``_subsets.training_subset``).
 LONG_STUDY = 300
+EARLY_REFIT_DIVISOR = 10
 REFIT_GROWTH = 0.05
 FIT_MAX_POINTS = 300
 GP_MAX_POINTS = 2000
@@ -43,25 +52,41 @@ GP_MAX_POINTS = 2000
 
 @dataclasses.dataclass(frozen=True)
 class GPHyperparameters:
+    """The GP's hyperparameters; ``relevances`` (one per categorical variable, or none: equal
+    weights) weigh the categorical variables in the overlap kernel."""
+
     lengthscales: np.ndarray
     variance: float
     noise: float
     lam: float
+    relevances: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
 
     @classmethod
-    def default(cls, n_numeric: int) -> GPHyperparameters:
-        return cls(np.full(n_numeric, DEFAULT_LENGTHSCALE), DEFAULT_VARIANCE, DEFAULT_NOISE, DEFAULT_LAMBDA)
+    def default(cls, n_numeric: int, n_relevances: int = 0) -> GPHyperparameters:
+        return cls(
+            np.full(n_numeric, DEFAULT_LENGTHSCALE), DEFAULT_VARIANCE, DEFAULT_NOISE, DEFAULT_LAMBDA, np.full(n_relevances, DEFAULT_RELEVANCE)
+        )
 
     @classmethod
-    def from_theta(cls, theta: np.ndarray) -> GPHyperparameters:
-        d = len(theta) - 3
+    def from_theta(cls, theta: np.ndarray, n_relevances: int = 0) -> GPHyperparameters:
+        """The inverse of ``to_theta``; its last ``n_relevances`` entries are log relevances."""
+        d = len(theta) - 3 - n_relevances
         lam = float(np.clip(theta[d + 2], *LAMBDA_BOUNDS))
-        return cls(np.exp(theta[:d]), float(math.exp(theta[d])), float(math.exp(theta[d + 1])), lam)
+        return cls(np.exp(theta[:d]), float(math.exp(theta[d])), float(math.exp(theta[d + 1])), lam, np.exp(theta[d + 3 :]))
+
+    @property
+    def n_relevances(self) -> int:
+        return len(self.relevances)
 
     def to_theta(self) -> np.ndarray:
+        """The vector of the native likelihood (``native/likelihood.hpp``)."""
         return np.concatenate(
-            [np.log(self.lengthscales), [math.log(self.variance), math.log(self.noise), self.lam]]
+            [np.log(self.lengthscales), [math.log(self.variance), math.log(self.noise), self.lam], np.log(self.relevances)]
         )
+
+    def fits(self, n_numeric: int, n_relevances: int) -> bool:
+        """Whether these hyperparameters have the shape of a model with these dimensions."""
+        return len(self.lengthscales) == n_numeric and self.n_relevances == n_relevances
 
     def make_gp(self, h: np.ndarray, x: np.ndarray, y: np.ndarray) -> _core.MixedGP:
         """The GP on (h, x, y), its training points grouped by the level of the categorical with
@@ -73,7 +98,7 @@ class GPHyperparameters:
 
     def gp_in_order(self, h: np.ndarray, x: np.ndarray, y: np.ndarray) -> _core.MixedGP:
         """The GP on (h, x, y), its training points in the given order."""
-        return _core.MixedGP(h, x, y, self.lengthscales, self.variance, self.lam, self.noise)
+        return _core.MixedGP(h, x, y, self.lengthscales, self.variance, self.lam, self.noise, self.relevances)
 
 
 def grouped_by_level(h: np.ndarray) -> np.ndarray:
@@ -87,13 +112,19 @@ def theta_bounds(
     n_numeric: int,
     lam_bounds: tuple[float, float] = LAMBDA_BOUNDS,
     variance_bounds: tuple[float, float] = VARIANCE_BOUNDS,
+    n_relevances: int = 0,
 ) -> list[tuple[float, float]]:
     log_ls = (math.log(LENGTHSCALE_BOUNDS[0]), math.log(LENGTHSCALE_BOUNDS[1]))
-    return [log_ls] * n_numeric + [
-        (math.log(variance_bounds[0]), math.log(variance_bounds[1])),
-        (math.log(NOISE_BOUNDS[0]), math.log(NOISE_BOUNDS[1])),
-        lam_bounds,
-    ]
+    log_relevance = (math.log(RELEVANCE_BOUNDS[0]), math.log(RELEVANCE_BOUNDS[1]))
+    return (
+        [log_ls] * n_numeric
+        + [
+            (math.log(variance_bounds[0]), math.log(variance_bounds[1])),
+            (math.log(NOISE_BOUNDS[0]), math.log(NOISE_BOUNDS[1])),
+            lam_bounds,
+        ]
+        + [log_relevance] * n_relevances
+    )
 
 
 def fit_hyperparameters(
@@ -106,23 +137,30 @@ def fit_hyperparameters(
     warm_start: GPHyperparameters | None = None,
     lam_bounds: tuple[float, float] = LAMBDA_BOUNDS,
     variance_bounds: tuple[float, float] = VARIANCE_BOUNDS,
+    prior: str = "none",
+    categorical_relevance: bool = False,
 ) -> GPHyperparameters:
-    """Maximum-likelihood hyperparameters from ``n_restarts`` L-BFGS-B runs.
+    """Maximum-likelihood (``prior="none"``) or maximum-a-posteriori hyperparameters (a prior of
+    ``_priors``) from ``n_restarts`` L-BFGS-B runs.
 
     The first run starts from ``warm_start`` (the previous fit) or the defaults; the others from
     points drawn uniformly in the log-bounds. A start whose likelihood cannot be evaluated (a
     NumericalError) is skipped; if every start fails, the first start point is returned.
     ``lam_bounds`` (a sub-interval of [0, 1]) and ``variance_bounds`` bound lambda and the output
     variance; equal bounds fix them, as CoCaBO fixes the variance at 1 and optionally the mix at
-    0.5; lambda = 1 with no categorical column gives a plain Matern GP.
+    0.5; lambda = 1 with no categorical column gives a plain Matern GP. With
+    ``categorical_relevance`` each categorical variable gets a relevance too; a warm start of
+    another shape is not used.
     """
-    n_numeric = x.shape[1]
-    bounds = theta_bounds(n_numeric, lam_bounds, variance_bounds)
+    n_numeric, n_relevances = x.shape[1], h.shape[1] if categorical_relevance else 0
+    bounds = theta_bounds(n_numeric, lam_bounds, variance_bounds, n_relevances)
     lows, highs = np.array(bounds).T
-    first = (warm_start or GPHyperparameters.default(n_numeric)).to_theta()
-    starts = [np.clip(first, lows, highs)]
+    if warm_start is None or not warm_start.fits(n_numeric, n_relevances):
+        warm_start = GPHyperparameters.default(n_numeric, n_relevances)
+    starts = [np.clip(warm_start.to_theta(), lows, highs)]
     starts += [rng.uniform(lows, highs) for _ in range(max(0, n_restarts - 1))]
-    evaluator = _core.LikelihoodEvaluator(h, x, y)
+    likelihood = _core.LikelihoodEvaluator(h, x, y, categorical_relevance)
+    evaluator = _posterior_objective(likelihood, negative_log_prior(prior), n_numeric)
 
     best_theta, best_value = starts[0], math.inf
     for start in starts:
@@ -139,7 +177,20 @@ def fit_hyperparameters(
             continue  # this start reached hyperparameters whose kernel matrix cannot be factorised
         if np.isfinite(result.fun) and result.fun < best_value:
             best_theta, best_value = result.x, float(result.fun)
-    return GPHyperparameters.from_theta(np.clip(best_theta, lows, highs))
+    return GPHyperparameters.from_theta(np.clip(best_theta, lows, highs), n_relevances)
+
+
+def _posterior_objective(
+    likelihood: Callable[[np.ndarray], tuple[float, np.ndarray]], prior: NegativeLogPrior, n_numeric: int
+) -> Callable[[np.ndarray], tuple[float, np.ndarray]]:
+    """-log likelihood - log prior of theta, and its gradient."""
+
+    def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        value, gradient = likelihood(theta)
+        prior_value, prior_gradient = prior(theta, n_numeric)
+        return value + prior_value, np.asarray(gradient) + prior_gradient
+
+    return objective
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,17 +198,22 @@ class RefitSchedule:
     """When a model's hyperparameters are refitted and from how many starts.
 
     Up to ``LONG_STUDY`` observations, as the paper: every ``refit_interval`` observations from
-    ``n_restarts`` starts (one warm). Beyond, once the data grew by ``REFIT_GROWTH`` of what the
+    ``n_restarts`` starts (one warm); with ``early_refits``, every ``n / EARLY_REFIT_DIVISOR``
+    observations below that (every trial up to 20 observations): a fit on the first few points
+    says little about the next ones, and fits that small cost milliseconds. Beyond, once the data grew by ``REFIT_GROWTH`` of what the
     last fit saw (at least ``refit_interval``), from the warm start alone: the likelihood surface
     moves little when a few percent of points are added, and random restarts cost a full fit each.
     """
 
     refit_interval: int
     n_restarts: int
+    early_refits: bool = False
 
     def interval(self, n_fitted: int) -> int:
         """How many new observations a fit on ``n_fitted`` observations is reused for."""
         if n_fitted < LONG_STUDY:
+            if self.early_refits:
+                return min(self.refit_interval, max(1, n_fitted // EARLY_REFIT_DIVISOR))
             return self.refit_interval
         return max(self.refit_interval, math.ceil(REFIT_GROWTH * n_fitted))
 
@@ -204,11 +260,16 @@ class ModelCache:
     Fits follow the ``RefitSchedule`` (VPBO paper, sec. 5: refits every 10 trials; long studies
     less often), warm-started from the previous fit, or in a new process from the fit that a
     ``FitStore`` kept. Between refits a model's GP grows by the new observations (an O(n^2)
-    update of its Cholesky factor) instead of being rebuilt.
+    update of its Cholesky factor) instead of being rebuilt. ``categorical_relevance``: the fits
+    learn a relevance per categorical variable.
     """
 
-    def __init__(self, refit_interval: int, n_restarts: int) -> None:
-        self._schedule = RefitSchedule(refit_interval, n_restarts)
+    def __init__(
+        self, refit_interval: int, n_restarts: int, *, early_refits: bool = False, prior: str = "none", categorical_relevance: bool = False
+    ) -> None:
+        self._schedule = RefitSchedule(refit_interval, n_restarts, early_refits)
+        self._prior = prior
+        self._categorical_relevance = categorical_relevance
         self._fits: dict[tuple[str, ...], ModelFit] = {}
         self._gps: dict[tuple[str, ...], BuiltGP] = {}
 
@@ -232,7 +293,8 @@ class ModelCache:
         n = len(h)
         cached = self._fits.get(key)
         if cached is None and store is not None and n >= LONG_STUDY:
-            cached = _restored(store.load(key), x.shape[1], transform, values)
+            n_relevances = h.shape[1] if self._categorical_relevance else 0
+            cached = _restored(store.load(key), (x.shape[1], n_relevances), transform, values)
         if cached is not None and not self._schedule.is_due(cached.n_observations, n):
             return cached.transform(values), cached.hyperparameters, cached.transform
         fitted_transform = transform.fit(values)
@@ -240,7 +302,10 @@ class ModelCache:
         warm_start = cached.hyperparameters if cached is not None else None
         subset = training_subset(h, y, FIT_MAX_POINTS)
         n_restarts = self._schedule.restarts(n, warm_start is not None)
-        fitted = fit_hyperparameters(h[subset], x[subset], y[subset], rng=rng, n_restarts=n_restarts, warm_start=warm_start)
+        fitted = fit_hyperparameters(
+            h[subset], x[subset], y[subset], rng=rng, n_restarts=n_restarts, warm_start=warm_start,
+            prior=self._prior, categorical_relevance=self._categorical_relevance,
+        )
         self._fits[key] = ModelFit(n, fitted, fitted_transform)
         if store is not None and n >= LONG_STUDY:
             store.save(key, n, fitted)
@@ -279,11 +344,11 @@ class ModelCache:
 
 
 def _restored(
-    stored: tuple[int, GPHyperparameters] | None, n_numeric: int, transform: OutputTransform, values: np.ndarray
+    stored: tuple[int, GPHyperparameters] | None, shape: tuple[int, int], transform: OutputTransform, values: np.ndarray
 ) -> ModelFit | None:
     """A stored fit as the cache's last fit (its output transform fitted on the current values);
-    None if there is none or it has the wrong number of lengthscales."""
-    if stored is None or len(stored[1].lengthscales) != n_numeric:
+    None if there is none or its shape (numbers of lengthscales, relevances) is not ``shape``."""
+    if stored is None or not stored[1].fits(*shape):
         return None
     n_observations, hyperparameters = stored
     return ModelFit(n_observations, hyperparameters, transform.fit(values))

@@ -24,7 +24,8 @@ def attribute_name(key: tuple[str, ...]) -> str:
 
 class StudyFitStore:
     """A ``FitStore`` (``_fit``) in one study's system attributes: ``{"n": observations of the
-    fit, "theta": GPHyperparameters.to_theta()}`` as JSON."""
+    fit, "theta": GPHyperparameters.to_theta(), "n_relevances": how many of theta's entries are
+    categorical relevances}`` as JSON (no "n_relevances": none)."""
 
     def __init__(self, study: Study) -> None:
         self._study = study
@@ -36,14 +37,18 @@ class StudyFitStore:
         try:
             record = json.loads(text)
             n_observations, theta = int(record["n"]), np.asarray(record["theta"], dtype=np.float64)
-        except (TypeError, ValueError, KeyError):
+            n_relevances = int(record.get("n_relevances", 0))
+        except (TypeError, ValueError, KeyError, AttributeError):
             return None
-        if theta.ndim != 1 or len(theta) < 3 or not np.all(np.isfinite(theta)):
+        if theta.ndim != 1 or not 0 <= n_relevances <= len(theta) - 3 or not np.all(np.isfinite(theta)):
             return None
-        return n_observations, GPHyperparameters.from_theta(theta)
+        return n_observations, GPHyperparameters.from_theta(theta, n_relevances)
 
     def save(self, key: tuple[str, ...], n_observations: int, hyperparameters: GPHyperparameters) -> None:
         """Store the fit unless it is too long for a system attribute (hundreds of parameters)."""
-        text = json.dumps({"n": int(n_observations), "theta": hyperparameters.to_theta().tolist()})
+        record = {"n": int(n_observations), "theta": hyperparameters.to_theta().tolist()}
+        if hyperparameters.n_relevances:
+            record["n_relevances"] = hyperparameters.n_relevances
+        text = json.dumps(record)
         if len(text) <= SYSTEM_ATTR_MAX_LENGTH:
             _optuna_compat.set_study_system_attr(self._study, attribute_name(key), text)

@@ -21,13 +21,22 @@ from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
 from optuna_vpbo import _acquisition, _optuna_compat, _pending
-from optuna_vpbo._combinations import candidate_rows, n_rows
+from optuna_vpbo._combinations import candidate_rows, is_stalled, least_observed, n_rows
 from optuna_vpbo._fit import ModelCache
 from optuna_vpbo._init_design import N_MAX_VALUE_POINTS, max_value_samples, mes_numeric_point, random_points
 from optuna_vpbo._fit_store import StudyFitStore
 from optuna_vpbo._models import ModelData, ObjectiveModel, constraint_models, objective_model
 from optuna_vpbo._multi_objective import MAX_FRONT_STARTS, feasible_front, scalar_values, uses_hypervolume
-from optuna_vpbo._proposals import N_SCREEN_CANDIDATES, Proposal, RefinementStarts, propose, screen, sobol_candidates
+from optuna_vpbo._proposals import (
+    N_LOCAL_CENTRES,
+    N_SCREEN_CANDIDATES,
+    Proposal,
+    RefinementStarts,
+    local_candidates,
+    propose,
+    screen,
+    sobol_candidates,
+)
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import VPBOSettings
 from optuna_vpbo._output_transforms import make_output_transform
@@ -67,7 +76,13 @@ class _Observations:
 class TrialPipeline:
     def __init__(self, settings: VPBOSettings) -> None:
         self._settings = settings
-        self._cache = ModelCache(settings.refit_interval, settings.n_restarts)
+        self._cache = ModelCache(
+            settings.refit_interval,
+            settings.n_restarts,
+            early_refits=settings.early_refits,
+            prior=settings.hyperparameter_prior,
+            categorical_relevance=settings.categorical_relevance,
+        )
 
     def suggest(self, study: Study, trial: FrozenTrial, search_space: Mapping[str, BaseDistribution], seed: int) -> Suggestion:
         observed = _observe(study, trial, search_space)
@@ -88,8 +103,9 @@ class TrialPipeline:
         acquisition = _acquisition.with_feasibility(_acquisition.log_expected_improvement(model, feasible), constraints)
         best_first = np.lexsort((-model.targets, ~feasible))  # feasible trials first, each group best first
         n_observed = self._settings.n_refine - 1 if self._settings.n_refine > 0 else None
-        proposal = self._propose(acquisition, observed, candidates, best_first, n_observed, rng)
-        return _suggestion(proposal, observed.encoder, {"phase": "proposals", "top_proposals": _ranking(proposal, observed.encoder), **diagnostics})
+        stalled = is_stalled(len(observed.h), int(best_first[0]), self._settings.stall_trials, trial.number)
+        proposal = self._propose(acquisition, observed, candidates, best_first, n_observed, rng, stalled)
+        return _suggestion(proposal, observed.encoder, {"phase": "proposals", "stalled": stalled, "top_proposals": _ranking(proposal, observed.encoder), **diagnostics})
 
     def _uses_hypervolume(self, study: Study, encoder: TreeEncoder) -> bool:
         limit = self._settings.max_enumerated_combinations
@@ -133,14 +149,20 @@ class TrialPipeline:
         starts_order: np.ndarray,
         n_observed: int | None,
         rng: np.random.Generator,
+        stalled: bool = False,
     ) -> Proposal:
-        """Value proposals over the candidate rows; refinement from the observed points in
-        ``starts_order`` (at most ``n_observed`` of them; None: no refinement)."""
+        """Value proposals over the candidate rows (``stalled``: the least observed of them);
+        refinement from the observed points in ``starts_order`` (at most ``n_observed`` of them;
+        None: no refinement)."""
         encoder = observed.encoder
         rows = candidate_rows(encoder, self._settings.max_enumerated_combinations, rng, observed.h[starts_order])
+        if stalled:
+            rows = least_observed(rows, observed.h)
         if encoder.tree.is_flat:
             all_numeric = np.ones(encoder.n_numeric, dtype=bool)
             rows = screen(acquisition, rows, encoder.snap(candidates[:N_SCREEN_CANDIDATES], all_numeric), encoder.n_choices)
+        centres = observed.x[starts_order[:N_LOCAL_CENTRES]]
+        candidates = np.vstack([candidates, local_candidates(centres, self._settings.n_local_candidates, rng)])
         taken_h, taken_x = observed.taken
         starts = RefinementStarts(observed.h[starts_order], observed.x[starts_order], n_observed, taken_h, taken_x)
         return propose(acquisition, rows, encoder.numeric_masks(rows), candidates, starts, snap=encoder.snap, n_ranking=N_RANKING)
@@ -187,10 +209,15 @@ def _ranking(proposal: Proposal, encoder: TreeEncoder) -> list[dict[str, Any]]:
 
 
 def _model_diagnostics(model: ObjectiveModel, encoder: TreeEncoder) -> dict[str, Any]:
-    """The fitted model: lambda, the noise the GP factorised with, lengthscales by parameter."""
+    """The fitted model: lambda, the noise the GP factorised with, lengthscales by parameter and,
+    with the categorical relevance, the weight of each categorical parameter in the kernel."""
     hyperparameters = model.hyperparameters
-    return {
+    diagnostics = {
         "lambda": round(hyperparameters.lam, 4),
         "noise": float(f"{model.gp.noise:.3g}"),
         "lengthscales": {name: round(float(ls), 4) for name, ls in zip(encoder.numeric_names, hyperparameters.lengthscales)},
     }
+    if hyperparameters.n_relevances:
+        weights = model.gp.categorical_weights
+        diagnostics["categorical_relevance"] = {name: round(float(w), 4) for name, w in zip(encoder.categorical_names, weights)}
+    return diagnostics

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from optuna_vpbo._output_transforms import validate_output_transform
+from optuna_vpbo._priors import negative_log_prior
 
 MULTI_OBJECTIVE_METHODS = ("ehvi", "parego")
 
@@ -13,16 +14,21 @@ MULTI_OBJECTIVE_METHODS = ("ehvi", "parego")
 class VPBOSettings:
     """Every setting of the algorithm; see ``VPBOSampler`` for their meaning."""
 
-    n_startup_trials: int = 24
+    n_startup_trials: int = 10
     search_initialization: bool = True
     n_candidates: int = 512
+    n_local_candidates: int = 0
     n_refine: int = 3
     refit_interval: int = 10
+    early_refits: bool = True
+    hyperparameter_prior: str = "dimension-scaled"
+    stall_trials: int = 0
     n_restarts: int = 3
     max_enumerated_combinations: int = 4096
     output_transform: str = "yeo-johnson"
     multi_objective: str = "ehvi"
     record_proposals: bool = False
+    categorical_relevance: bool = False
 
     @property
     def n_random_startup_trials(self) -> int:
@@ -31,15 +37,16 @@ class VPBOSettings:
 
     def __post_init__(self) -> None:
         validate_output_transform(self.output_transform)
+        negative_log_prior(self.hyperparameter_prior)
         if self.multi_objective not in MULTI_OBJECTIVE_METHODS:
             raise ValueError(
                 f"multi_objective must be one of {MULTI_OBJECTIVE_METHODS}, got {self.multi_objective!r}."
             )
         for name in ("n_candidates", "refit_interval", "n_restarts", "max_enumerated_combinations"):
             _check_int(name, getattr(self, name), minimum=1)
-        for name in ("n_startup_trials", "n_refine"):
+        for name in ("n_startup_trials", "n_refine", "n_local_candidates", "stall_trials"):
             _check_int(name, getattr(self, name), minimum=0)
-        for name in ("search_initialization", "record_proposals"):
+        for name in ("search_initialization", "record_proposals", "early_refits", "categorical_relevance"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}.")
 
@@ -52,7 +59,16 @@ def _check_int(name: str, value: object, minimum: int) -> None:
 
 PRESETS: dict[str, VPBOSettings] = {
     # The paper's settings (sec. 5): 24 initial points (12 random + 12 MES), 200 uniform
-    # candidates per combination with no local refinement, multi-start refits every 10 trials.
-    "paper": VPBOSettings(n_candidates=200, n_refine=0, n_restarts=5, output_transform="standardize"),
+    # candidates per combination with no local refinement, maximum-likelihood refits every 10
+    # trials from 5 starts.
+    "paper": VPBOSettings(
+        n_startup_trials=24,
+        n_candidates=200,
+        n_refine=0,
+        early_refits=False,
+        hyperparameter_prior="none",
+        n_restarts=5,
+        output_transform="standardize",
+    ),
     "default": VPBOSettings(),
 }

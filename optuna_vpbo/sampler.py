@@ -42,7 +42,10 @@ class VPBOSampler(BaseSampler):
     Conditional (define-by-run) spaces are inferred as a search tree whose leaves take the place
     of the combinations. The first ``n_startup_trials`` complete trials are an initial design: the
     first half random, the second half with random categoricals and numeric values chosen by
-    Max-value Entropy Search (``search_initialization``).
+    Max-value Entropy Search (``search_initialization``). The GP's hyperparameters maximise the
+    marginal likelihood times a prior (``hyperparameter_prior``; by default the dimension-scaled
+    lengthscale prior of Hvarfner et al. 2024) and are refitted every trial while the data are
+    few (``early_refits``); the paper fits by maximum likelihood every 10 trials.
 
     Long studies (beyond 300 trials) keep the cost per trial bounded: refits every 5 % of growth
     from the previous fit on a 300-trial subset, the GP grown by the new trials between refits,
@@ -58,10 +61,19 @@ class VPBOSampler(BaseSampler):
         search_initialization: Choose the numeric part of the second half of the initial design
             by MES (paper: True); if False the whole initial design is random.
         n_candidates: Quasi-random numeric candidates shared by all combinations (paper: 200).
+        n_local_candidates: Further candidates, Gaussian steps around the best observed points,
+            shared by all combinations (paper: 0).
         n_refine: L-BFGS-B runs refining x within the chosen combination, from its best
             candidate and its best observed points (paper: 0).
+        stall_trials: Once the best trial is older than this many complete trials, every other
+            trial goes to the combinations observed least (0: never; paper: 0).
         refit_interval: Refit the GP hyperparameters every this many trials (paper: 10); beyond
             300 trials once the data grew by 5 %, and at least this many trials apart.
+        early_refits: Refit every n / 10 observations while that is fewer than
+            ``refit_interval`` (every trial up to 20 observations; paper: False).
+        hyperparameter_prior: ``"none"`` (maximum likelihood, paper), ``"gpsampler"`` (Optuna
+            GPSampler's priors) or ``"dimension-scaled"`` (Hvarfner et al. 2024): the fit
+            maximises the likelihood times this prior.
         n_restarts: L-BFGS-B starts per hyperparameter fit, one warm-started (paper: 5); beyond
             300 trials a refit starts from the previous fit alone.
         max_enumerated_combinations: Above this many categorical combinations, proposals go to a
@@ -76,6 +88,10 @@ class VPBOSampler(BaseSampler):
             optuna-dashboard installed, a Markdown note it shows: the phase that chose the trial (``random``, ``mes`` or
             ``proposals``), the best value proposals (combination and log EI, or log EHVI), and
             the fitted lambda, lengthscales and noise (per objective with EHVI).
+        categorical_relevance: Learn one relevance per categorical parameter with the other GP
+            hyperparameters: the overlap kernel weighs the parameters by their relevances
+            (normalised to sum to 1) instead of equally (paper: False). Opt-in; the diagnostics
+            then show the weights.
         independent_sampler: Sampler for parameters outside the relative search space and for
             the random part of the initial design (default: ``RandomSampler(seed)``).
         warn_independent_sampling: Warn when a parameter falls back to the independent sampler
@@ -92,13 +108,18 @@ class VPBOSampler(BaseSampler):
         n_startup_trials: int | None = None,
         search_initialization: bool | None = None,
         n_candidates: int | None = None,
+        n_local_candidates: int | None = None,
         n_refine: int | None = None,
+        stall_trials: int | None = None,
         refit_interval: int | None = None,
+        early_refits: bool | None = None,
+        hyperparameter_prior: str | None = None,
         n_restarts: int | None = None,
         max_enumerated_combinations: int | None = None,
         output_transform: str | None = None,
         multi_objective: str | None = None,
         record_proposals: bool | None = None,
+        categorical_relevance: bool | None = None,
         independent_sampler: BaseSampler | None = None,
         warn_independent_sampling: bool = True,
         constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
@@ -109,13 +130,18 @@ class VPBOSampler(BaseSampler):
             "n_startup_trials": n_startup_trials,
             "search_initialization": search_initialization,
             "n_candidates": n_candidates,
+            "n_local_candidates": n_local_candidates,
             "n_refine": n_refine,
+            "stall_trials": stall_trials,
             "refit_interval": refit_interval,
+            "early_refits": early_refits,
+            "hyperparameter_prior": hyperparameter_prior,
             "n_restarts": n_restarts,
             "max_enumerated_combinations": max_enumerated_combinations,
             "output_transform": output_transform,
             "multi_objective": multi_objective,
             "record_proposals": record_proposals,
+            "categorical_relevance": categorical_relevance,
         }
         self._settings = dataclasses.replace(PRESETS[preset], **{k: v for k, v in overrides.items() if v is not None})
         if seed is not None and not isinstance(seed, (int, np.integer)):

@@ -47,7 +47,7 @@ class TestDefaults(BasicSamplerTestCase, RelativeSamplerTestCase, MultiObjective
         if request.node.originalname.startswith("test_sample_relative_"):
             pytest.skip(
                 "RelativeSamplerTestCase calls sample_relative after a single complete trial and "
-                "indexes the result; with the default 24-trial initial design VPBOSampler returns {} "
+                "indexes the result; with the default 10-trial initial design VPBOSampler returns {} "
                 "there by design (the independent sampler draws those trials), as Optuna's own "
                 "GPSampler/TPESampler would, which is why Optuna runs this suite with "
                 "n_startup_trials=0: see TestNoStartup, and test_sampler_behaviour.py for the "

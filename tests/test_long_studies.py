@@ -70,6 +70,14 @@ def test_refit_schedule_is_the_papers_for_short_studies_and_grows_beyond():
     assert schedule.restarts(5000, warm=False) == 3
 
 
+def test_early_refits_refit_every_tenth_of_the_data_up_to_the_interval():
+    schedule = RefitSchedule(refit_interval=10, n_restarts=3, early_refits=True)
+    assert [schedule.interval(n) for n in (5, 10, 19, 20, 35, 99, 100, 250)] == [1, 1, 1, 2, 3, 9, 10, 10]
+    # Long studies are scheduled as without early refits.
+    assert [schedule.interval(n) for n in (LONG_STUDY, 1000)] == [15, 50]
+    assert schedule.is_due(12, 13) and not RefitSchedule(10, 3).is_due(12, 13)
+
+
 def test_model_cache_refits_when_and_as_scheduled(monkeypatch):
     calls = []
     real_fit = _fit.fit_hyperparameters

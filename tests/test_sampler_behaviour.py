@@ -294,6 +294,10 @@ def test_initial_design_phases() -> None:
         ({"n_restarts": 0}, "n_restarts must be a positive integer, got 0"),
         ({"max_enumerated_combinations": 0}, "max_enumerated_combinations must be a positive integer"),
         ({"search_initialization": "yes"}, "search_initialization must be a bool"),
+        ({"n_local_candidates": -1}, "n_local_candidates must be a non-negative integer, got -1"),
+        ({"stall_trials": 1.5}, "stall_trials must be a non-negative integer, got 1.5"),
+        ({"early_refits": 1}, "early_refits must be a bool"),
+        ({"hyperparameter_prior": "flat"}, "hyperparameter_prior must be one of"),
     ],
     ids=lambda v: next(iter(v)) if isinstance(v, dict) else None,
 )
@@ -305,6 +309,9 @@ def test_invalid_arguments_raise_clear_errors(kwargs: dict[str, Any], message: s
 def test_explicit_arguments_override_the_preset() -> None:
     paper = VPBOSampler(preset="paper").settings
     assert (paper.n_candidates, paper.n_refine, paper.n_restarts) == (200, 0, 5)
+    # The paper's algorithm: 24 initial points, Sobol candidates alone, no stall safeguard.
+    assert (paper.n_startup_trials, paper.n_local_candidates, paper.stall_trials) == (24, 0, 0)
+    assert (paper.early_refits, paper.hyperparameter_prior, paper.categorical_relevance) == (False, "none", False)
     overridden = VPBOSampler(preset="paper", n_candidates=7, n_refine=1).settings
     assert (overridden.n_candidates, overridden.n_refine, overridden.n_restarts) == (7, 1, 5)
 

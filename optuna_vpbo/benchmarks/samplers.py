@@ -44,6 +44,23 @@ SAMPLER_FACTORIES: dict[str, Callable[[int], BaseSampler]] = {
     "vpbo-norefine": lambda seed: VPBOSampler(seed=seed, n_refine=0),
     "vpbo-200cand": lambda seed: VPBOSampler(seed=seed, n_candidates=200),
     "vpbo-5restarts": lambda seed: VPBOSampler(seed=seed, n_restarts=5),
+    # Issue 13 (docs/decisions.md, "Robust defaults"): each of its changes put back or added
+    # alone, and all of them put back (the defaults before: vpbo-v0).
+    "vpbo-init24": lambda seed: VPBOSampler(seed=seed, n_startup_trials=24),
+    "vpbo-noearly": lambda seed: VPBOSampler(seed=seed, early_refits=False),
+    "vpbo-noprior": lambda seed: VPBOSampler(seed=seed, hyperparameter_prior="none"),
+    "vpbo-gpsampler-prior": lambda seed: VPBOSampler(seed=seed, hyperparameter_prior="gpsampler"),
+    "vpbo-relevance": lambda seed: VPBOSampler(seed=seed, categorical_relevance=True),
+    "vpbo-stall": lambda seed: VPBOSampler(seed=seed, stall_trials=10),
+    "vpbo-local": lambda seed: VPBOSampler(seed=seed, n_local_candidates=128),
+    "vpbo-v0": lambda seed: VPBOSampler(
+        seed=seed, n_startup_trials=24, early_refits=False, hyperparameter_prior="none"
+    ),
+    # The first step tried: the earlier defaults with a 10-trial design (5 MES, or all random).
+    "vpbo-v0-init10": lambda seed: VPBOSampler(seed=seed, early_refits=False, hyperparameter_prior="none"),
+    "vpbo-v0-init10-random": lambda seed: VPBOSampler(
+        seed=seed, early_refits=False, hyperparameter_prior="none", search_initialization=False
+    ),
     "vpbo-intersection": IntersectionVPBOSampler,
     # Multi-objective studies by ParEGO scalarisation, the behaviour before log EHVI.
     "vpbo-parego": lambda seed: VPBOSampler(seed=seed, multi_objective="parego"),
@@ -62,9 +79,31 @@ SAMPLER_FACTORIES: dict[str, Callable[[int], BaseSampler]] = {
 
 
 def make_sampler(name: str, seed: int) -> BaseSampler:
+    """The sampler registered as ``name``, or VPBO with explicit settings written
+    ``vpbo:key=value+key=value`` (ints, floats, true/false, or strings): a variant for a
+    comparison without a registered name."""
+    if name.startswith("vpbo:"):
+        return VPBOSampler(seed=seed, **_variant_settings(name.removeprefix("vpbo:")))
     if name not in SAMPLER_FACTORIES:
         raise ValueError(f"Unknown sampler {name!r}; choose from {sorted(SAMPLER_FACTORIES)}.")
     return SAMPLER_FACTORIES[name](seed)
+
+
+def _variant_settings(text: str) -> dict[str, Any]:
+    settings: dict[str, Any] = {}
+    for item in text.split("+"):
+        key, separator, raw = item.partition("=")
+        if not separator or not key:
+            raise ValueError(f"A VPBO variant is written vpbo:key=value+key=value, got {item!r}.")
+        for parse in (int, float):
+            try:
+                settings[key] = parse(raw)
+                break
+            except ValueError:
+                continue
+        else:
+            settings[key] = {"true": True, "false": False}.get(raw.lower(), raw)
+    return settings
 
 
 class TimedSampler(BaseSampler):

@@ -335,6 +335,57 @@ def comparison_rows(entry: SuiteRuns, checkpoints: Sequence[int], reference: str
     return rows
 
 
+# The peers of the issue-13 targets: the reference's mean against the best of these, its
+# 90th-percentile seed against the first one's.
+TARGET_PEERS = ("gp", "tpe-auto")
+
+
+def target_rows(entry: SuiteRuns, checkpoints: Sequence[int], reference: str) -> list[list[str]]:
+    """Per checkpoint: the reference's mean against the best mean of ``TARGET_PEERS`` ("ahead",
+    "level" within one standard error of either, or "behind"), and its 90th-percentile seed
+    against the first peer's ("<=" or ">")."""
+    peers = [p for p in TARGET_PEERS if p in entry.runs]
+    if reference not in entry.runs or not peers:
+        return []
+    cells = []
+    for c in checkpoints:
+        ours = list(metric_at(entry.runs[reference], entry.optimum, c).values())
+        theirs = {p: list(metric_at(entry.runs[p], entry.optimum, c).values()) for p in peers}
+        if not ours or not all(theirs.values()):
+            cells.append("-")
+            continue
+        mean, se = mean_and_se(ours)
+        best = min(peers, key=lambda p: mean_and_se(theirs[p])[0])
+        best_mean, best_se = mean_and_se(theirs[best])
+        margin = max(np.nan_to_num(se), np.nan_to_num(best_se))
+        verdict = "ahead of" if mean < best_mean - margin else "level with" if mean <= best_mean + margin else "behind"
+        tail = ""
+        if peers[0] == TARGET_PEERS[0]:
+            tail = "; p90 " + ("<=" if tail_seed(ours)[0] <= tail_seed(theirs[peers[0]])[0] else ">") + " " + peers[0]
+        cells.append(f"{verdict} {best}{tail}")
+    return [[entry.spec.name, *cells]]
+
+
+def relative_rows(collected: Sequence[SuiteRuns], checkpoints: Sequence[int]) -> list[list[str]]:
+    """Per sampler and checkpoint: the mean over problems of its mean metric divided by the best
+    sampler's mean on that problem (1: the best everywhere), over the problems where it has runs
+    and the best mean is positive, with how many problems that is."""
+    ratios: dict[str, dict[int, list[float]]] = {}
+    for entry in collected:
+        for c in checkpoints:
+            means = {s: mean_and_se(list(metric_at(r, entry.optimum, c).values()))[0] for s, r in entry.runs.items()}
+            means = {s: m for s, m in means.items() if not math.isnan(m)}
+            best = min(means.values(), default=math.nan)
+            if not best > 0:
+                continue
+            for sampler, mean in means.items():
+                ratios.setdefault(sampler, {k: [] for k in checkpoints})[c].append(mean / best)
+    return [
+        [sampler, *(f"{np.mean(by_c[c]):.2f} ({len(by_c[c])})" if by_c[c] else "-" for c in checkpoints)]
+        for sampler, by_c in ratios.items()
+    ]
+
+
 def write_suite_report(
     path: Path, collected: Sequence[SuiteRuns], half: str, checkpoints: Sequence[int], reference: str,
     stuck_trials: int = STUCK_TRIALS, command: str = "",
@@ -367,6 +418,27 @@ def write_suite_report(
         lines += _table(["problem", f"{reference} vs", *[f"trial {c}" for c in checkpoints]], comparisons)
     else:
         lines.append(f"No comparison: no runs of {reference}, or no other sampler with runs.")
+    lines += [
+        "",
+        "## Relative to the best sampler, over problems",
+        "",
+        "Mean over problems of (a sampler's mean / the best sampler's mean) at each checkpoint (1: the best on "
+        "every problem), and over how many problems (those where the best mean is positive). It depends on "
+        "which samplers are in the table.",
+        "",
+        *_table(["sampler", *[f"trial {c}" for c in checkpoints]], relative_rows(collected, checkpoints)),
+    ]
+    targets = [row for e in collected for row in target_rows(e, checkpoints, reference)]
+    if targets:
+        lines += [
+            "",
+            f"## {reference} against the best of {' and '.join(TARGET_PEERS)} (issue 13's targets)",
+            "",
+            f"Mean: ahead, level (the means within one standard error of either) or behind the better peer's mean; "
+            f"90th-percentile seed against {TARGET_PEERS[0]}'s.",
+            "",
+            *_table(["problem", *[f"trial {c}" for c in checkpoints]], targets),
+        ]
     known = [e for e in collected if e.optimum is not None]
     lines += ["", "## Optima", "", *_table(
         ["problem", "family", "optimum", "how"],

@@ -264,7 +264,7 @@ def test_report_command_writes_tables_and_figures(
         assert f"](../figures/func2c_{kind}.png)" in text
     assert "func3c: no results" in text
     assert "func2c: no results for tpe" in text
-    assert "no ablation figure" in text  # neither vpbo/vpbo-noinit nor cocabo-s/cocabo-auto stored
+    assert "no ablation figure" in text  # neither vpbo-v0/vpbo-v0-noinit nor cocabo-s/cocabo-auto stored
     assert "top5_arm_pulls.png" not in text  # one problem only
 
 
@@ -280,8 +280,8 @@ def test_report_name_keeps_the_main_report(results: Path, tmp_path: Path, capsys
 
 def test_ablation_and_overall_figures(results: Path, tmp_path: Path) -> None:
     for seed in SEEDS:
-        _write(results, _greedy(seed) | {"sampler": "vpbo"})
-        _write(results, _cycling(seed) | {"sampler": "vpbo-noinit"})
+        _write(results, _greedy(seed) | {"sampler": "vpbo-v0"})
+        _write(results, _cycling(seed) | {"sampler": "vpbo-v0-noinit"})
         func3c_params = [p | {"h3": 0} for p in _cycling(seed)["params"]]
         _write(results, _cycling(seed) | {"problem": "func3c", "params": func3c_params})
     notes: list[str] = []

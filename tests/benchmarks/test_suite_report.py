@@ -138,3 +138,37 @@ def test_report_of_a_maximised_paper_problem(tmp_path):
     assert "| reizman_suzuki_1 | ours | 1 | -90 / -90 | 0 of 1 |" in text
     assert "-20 (p=" in text  # ours - peer = -90 - (-70)
     assert "best in any stored run: 90" in text
+
+
+def test_target_rows_compare_with_the_better_peer_and_gps_tail():
+    spec = suite.SuiteSpec("toy", "toy", lambda: None, ("c",), "", "")
+
+    def runs(final_values):  # one seed per value, one trial each
+        return [{"seed": s, "values": [[v]], "params": [{"c": "a"}]} for s, v in enumerate(final_values)]
+
+    entry = suite_report.SuiteRuns(spec, 0.0, {
+        "vpbo": runs([1.0, 1.0, 1.0, 1.0]),
+        "gp": runs([2.0, 2.0, 2.0, 6.0]),  # mean 3, se 1: 1.0 is ahead (3 - 1 > 1)
+        "tpe-auto": runs([1.0, 1.2, 0.8, 1.0]),  # mean 1.0: the better peer, and level
+    }, [])
+    assert suite_report.target_rows(entry, [1], "vpbo") == [["toy", "level with tpe-auto; p90 <= gp"]]
+    entry.runs["tpe-auto"] = runs([3.0, 3.0, 3.0, 3.0])
+    assert suite_report.target_rows(entry, [1], "vpbo") == [["toy", "ahead of gp; p90 <= gp"]]
+    entry.runs["vpbo"] = runs([9.0, 9.0, 9.0, 9.0])
+    assert suite_report.target_rows(entry, [1, 2], "vpbo") == [["toy", "behind gp; p90 > gp", "-"]]
+    assert suite_report.target_rows(entry, [1], "nobody") == []
+
+
+def test_relative_rows_divide_by_the_best_mean_per_problem():
+    spec = suite.SuiteSpec("toy", "toy", lambda: None, ("c",), "", "")
+
+    def runs(final_values):
+        return [{"seed": s, "values": [[v]], "params": [{"c": "a"}]} for s, v in enumerate(final_values)]
+
+    first = suite_report.SuiteRuns(spec, 0.0, {"a": runs([1.0, 3.0]), "b": runs([4.0, 4.0])}, [])
+    second = suite_report.SuiteRuns(spec, 0.0, {"a": runs([6.0, 6.0]), "b": runs([3.0, 3.0])}, [])
+    # Means: first a 2, b 4; second a 6, b 3. Ratios a: 1, 2; b: 2, 1.
+    assert suite_report.relative_rows([first, second], [1]) == [["a", "1.50 (2)"], ["b", "1.50 (2)"]]
+    # A problem whose best mean is 0 is left out.
+    solved = suite_report.SuiteRuns(spec, 0.0, {"a": runs([0.0]), "b": runs([1.0])}, [])
+    assert suite_report.relative_rows([solved, first], [1]) == [["a", "1.00 (1)"], ["b", "2.00 (1)"]]

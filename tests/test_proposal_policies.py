@@ -1,0 +1,84 @@
+"""The small policies around the value proposals: local candidates near the best points and the
+stall safeguard that sends a stuck study to its least observed combinations."""
+
+from __future__ import annotations
+
+import numpy as np
+import optuna
+import pytest
+
+from conftest import make_sampler
+from optuna_vpbo._combinations import is_stalled, least_observed
+from optuna_vpbo._proposals import LOCAL_SCALES, local_candidates
+
+
+def test_local_candidates_stay_in_the_box_and_near_their_centres() -> None:
+    rng = np.random.default_rng(0)
+    centres = np.array([[0.5, 0.5, 0.5], [0.0, 1.0, 0.2]])
+    points = local_candidates(centres, 4000, rng)
+    assert points.shape == (4000, 3)
+    assert points.min() >= 0.0 and points.max() <= 1.0
+    # Centres are taken in turn; steps are Gaussian with scales up to LOCAL_SCALES[1].
+    around_first = points[0::2]
+    assert np.abs(np.median(around_first - centres[0], axis=0)).max() < 0.01
+    assert np.abs(around_first - centres[0]).max() < 6 * LOCAL_SCALES[1]
+    # Multi-scale: some steps are tiny, some are large.
+    steps = np.linalg.norm(around_first - centres[0], axis=1)
+    assert np.quantile(steps, 0.1) < 0.05 < 0.2 < np.quantile(steps, 0.9)
+
+
+def test_no_local_candidates_consume_no_random_numbers() -> None:
+    rng = np.random.default_rng(3)
+    assert local_candidates(np.zeros((2, 4)), 0, rng).shape == (0, 4)
+    assert local_candidates(np.zeros((0, 4)), 10, rng).shape == (0, 4)
+    assert rng.random() == np.random.default_rng(3).random()
+
+
+def test_a_study_stalls_only_after_the_stall_and_on_odd_trials() -> None:
+    # The best (index 1 of 5) is 3 complete trials old.
+    assert is_stalled(5, 1, stall_trials=3, trial_number=7)
+    assert not is_stalled(5, 1, stall_trials=3, trial_number=8)
+    assert not is_stalled(5, 1, stall_trials=4, trial_number=7)
+    assert not is_stalled(5, 1, stall_trials=0, trial_number=7)
+
+
+def test_least_observed_rows() -> None:
+    rows = np.array([[0, 1], [1, 1], [1, 0]], dtype=np.int32)
+    observed = np.array([[0, 1], [1, 1], [0, 1], [1, 0], [1, 1]], dtype=np.int32)
+    assert least_observed(rows, observed).tolist() == [[1, 0]]
+    assert least_observed(rows, observed[:2]).tolist() == [[1, 0]]
+    assert least_observed(rows, observed[:0]).tolist() == rows.tolist()
+
+
+@pytest.mark.parametrize("conditional", [False, True], ids=["flat", "conditional"])
+def test_a_stalled_study_tries_other_combinations(conditional: bool) -> None:
+    """An objective whose best value comes first and never improves: once stalled, every other
+    trial goes to a combination observed least so far."""
+
+    def objective(trial: optuna.Trial) -> float:
+        kind = trial.suggest_categorical("kind", ["a", "b", "c"])
+        if conditional and kind == "c":
+            return 5.0 + trial.suggest_float("z", 0, 1)
+        x = trial.suggest_float("x", 0, 1)
+        return 0.0 if trial.number == 0 else 1.0 + x
+
+    study = optuna.create_study(sampler=make_sampler(n_startup_trials=4, stall_trials=6, record_proposals=True))
+    study.enqueue_trial({"kind": "a", "x": 0.5})
+    study.optimize(objective, n_trials=24)
+    stalled = [t for t in study.trials if t.user_attrs.get("vpbo", {}).get("stalled")]
+    # The incumbent (trial 0) is 6 complete trials old at trial 6: odd trials from 7 on.
+    assert [t.number for t in stalled] == list(range(7, 24, 2))
+    for t in stalled:
+        counts = {k: sum(u.params["kind"] == k for u in study.trials[: t.number]) for k in ("a", "b", "c")}
+        assert counts[t.params["kind"]] == min(counts.values())
+
+
+def test_benchmark_variants_spell_their_settings() -> None:
+    from optuna_vpbo.benchmarks.samplers import make_sampler
+
+    settings = make_sampler("vpbo:n_startup_trials=12+search_initialization=false+output_transform=copula", 0).settings
+    assert (settings.n_startup_trials, settings.search_initialization, settings.output_transform) == (12, False, "copula")
+    with pytest.raises(ValueError, match="vpbo:key=value"):
+        make_sampler("vpbo:n_startup_trials", 0)
+    with pytest.raises(TypeError):
+        make_sampler("vpbo:no_such_setting=1", 0)
