@@ -32,6 +32,7 @@ class ConstraintModel:
 
     gp: _core.MixedGP
     threshold: float
+    is_success_model: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,6 +45,10 @@ class ModelData:
     h: np.ndarray
     x: np.ndarray
     store: FitStore | None = None
+
+    def rows(self, selected: np.ndarray) -> ModelData:
+        """The data of the ``selected`` observations (a mask or indices)."""
+        return ModelData(self.numbers[selected], self.h[selected], self.x[selected], self.store)
 
 
 def objective_model(
@@ -87,12 +92,20 @@ def constraint_models(
     models = []
     for j, name in enumerate(names):
         known = ~np.isnan(values[:, j])
-        model_key = (*key, f"constraint:{name}")
-        h, x = data.h[known], data.x[known]
-        g, hyperparameters, transform = cache.fit_or_reuse(
-            model_key, h, x, values[known, j], ConstraintStandardize(), rng, data.store
-        )
-        assert isinstance(transform, FittedConstraintStandardize)  # what ConstraintStandardize fits
-        gp, _ = cache.gp(model_key, data.numbers[known], (h, x, g), hyperparameters)
-        models.append(ConstraintModel(gp, transform.threshold(values[known, j])))
+        models.append(_constraint_model(cache, (*key, f"constraint:{name}"), data.rows(known), values[known, j], rng))
     return models, feasible
+
+
+def success_model(cache: ModelCache, key: tuple[str, ...], data: ModelData, labels: np.ndarray, rng: np.random.Generator) -> ConstraintModel:
+    """The GP of success labels (``_trial_states.success_labels``: <= 0 a success) of every
+    finished trial, a constraint whose log P(feasible) is the log probability of success."""
+    model = _constraint_model(cache, (*key, "success"), data, labels, rng)
+    return ConstraintModel(model.gp, model.threshold, is_success_model=True)
+
+
+def _constraint_model(cache: ModelCache, key: tuple[str, ...], data: ModelData, values: np.ndarray, rng: np.random.Generator) -> ConstraintModel:
+    """A GP of constraint ``values`` (<= 0 feasible) and the image of the bound 0 in its targets."""
+    g, hyperparameters, transform = cache.fit_or_reuse(key, data.h, data.x, values, ConstraintStandardize(), rng, data.store)
+    assert isinstance(transform, FittedConstraintStandardize)  # what ConstraintStandardize fits
+    gp, _ = cache.gp(key, data.numbers, (data.h, data.x, g), hyperparameters)
+    return ConstraintModel(gp, transform.threshold(values))

@@ -20,18 +20,19 @@ from optuna.distributions import BaseDistribution
 from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
-from optuna_vpbo import _acquisition, _optuna_compat, _pending
+from optuna_vpbo import _acquisition, _core, _optuna_compat, _pending
 from optuna_vpbo._combinations import candidate_rows, is_stalled, least_observed, n_rows
 from optuna_vpbo._fit import ModelCache
 from optuna_vpbo._init_design import N_MAX_VALUE_POINTS, max_value_samples, mes_numeric_point, random_points
 from optuna_vpbo._fit_store import StudyFitStore
-from optuna_vpbo._models import ModelData, ObjectiveModel, constraint_models, objective_model
+from optuna_vpbo._models import ConstraintModel, ModelData, ObjectiveModel, constraint_models, objective_model, success_model
 from optuna_vpbo._multi_objective import MAX_FRONT_STARTS, feasible_front, scalar_values, uses_hypervolume
 from optuna_vpbo._proposals import (
     N_LOCAL_CENTRES,
     N_SCREEN_CANDIDATES,
     Proposal,
     RefinementStarts,
+    Repeats,
     local_candidates,
     propose,
     screen,
@@ -41,9 +42,12 @@ from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import VPBOSettings
 from optuna_vpbo._output_transforms import make_output_transform
 from optuna_vpbo._tree_encoder import TreeEncoder
+from optuna_vpbo._trial_states import finished_trials, impute_failed_values, impute_pruned_values, success_labels
 
 # How many of the best value proposals the diagnostics keep.
 N_RANKING = 5
+# Random rows the initial design draws at most to find a point that is no pruned or failed trial.
+MAX_DESIGN_DRAWS = 16
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,19 +62,44 @@ class Suggestion:
 
 @dataclasses.dataclass(frozen=True)
 class _Observations:
-    """What one trial reads from the study, encoded."""
+    """What one trial reads from the study, encoded. The objective model's rows are the complete
+    trials, then (single objective) the pruned ones with imputed values (``_trial_states``)."""
 
     encoder: TreeEncoder
     complete: list[FrozenTrial]
+    pruned: list[FrozenTrial]
+    failed: list[FrozenTrial]  # failures of the objective
     h: np.ndarray
     x: np.ndarray
-    values: np.ndarray  # n x m objective values
+    values: np.ndarray  # rows x m objective values (imputed for pruned trials)
     pending: tuple[np.ndarray, np.ndarray]  # (h, x) of the other running trials
     key: tuple[str, ...]  # the model cache's key of this space
+    imputed: list[FrozenTrial]  # the objective model's rows after the complete trials
 
     @property
     def taken(self) -> tuple[np.ndarray, np.ndarray]:
         return np.vstack([self.h, self.pending[0]]), np.vstack([self.x, self.pending[1]])
+
+    def n_finished(self, settings: VPBOSettings) -> int:
+        """The finished trials the initial design counts: complete, and pruned and failed ones
+        where the model learns from them (so that a pruner does not stretch the design)."""
+        n_pruned = len(self.pruned) if settings.pruned_trials != "ignore" else 0
+        return len(self.complete) + n_pruned + (len(self.failed) if settings.failed_trials != "ignore" else 0)
+
+    @property
+    def n_imputed(self) -> int:
+        """How many pruned (or failed) trials are rows of the objective model."""
+        return len(self.imputed)
+
+    @property
+    def objective_rows(self) -> np.ndarray:
+        """Which rows of the objective model are complete trials (the others are pruned)."""
+        return np.arange(len(self.h)) < len(self.complete)
+
+    def repeats(self) -> Repeats:
+        """The pruned and failed trials, not to be proposed again."""
+        h, x = self.encoder.encode([t.params for t in (*self.pruned, *self.failed)])
+        return Repeats(h, x, self.encoder.repeat_tolerance())
 
 
 class TrialPipeline:
@@ -85,27 +114,42 @@ class TrialPipeline:
         )
 
     def suggest(self, study: Study, trial: FrozenTrial, search_space: Mapping[str, BaseDistribution], seed: int) -> Suggestion:
-        observed = _observe(study, trial, search_space)
-        if len(observed.complete) < max(self._settings.n_random_startup_trials, 1):
+        observed = _observe(study, trial, search_space, self._settings)
+        if observed.n_finished(self._settings) < max(self._settings.n_random_startup_trials, 1) or not observed.complete:
             return Suggestion({}, None, {"phase": "random"})
         rng = np.random.default_rng([seed, trial.number])
-        if len(observed.complete) >= self._settings.n_startup_trials and self._uses_hypervolume(study, observed.encoder):
+        if observed.n_finished(self._settings) >= self._settings.n_startup_trials and self._uses_hypervolume(study, observed.encoder):
             return self._propose_hypervolume(study, observed, rng)
         values, direction = scalar_values(observed.values, study.directions, rng)
         transform = make_output_transform(self._settings.output_transform, direction)
         data = _model_data(study, observed)
         model = objective_model(self._cache, observed.key, data, values, transform, observed.pending, rng)
-        constraints, feasible = constraint_models(self._cache, observed.key, observed.complete, data, rng)
+        constraints, feasible = self._feasibility(observed, data, rng)
         candidates = sobol_candidates(observed.encoder.n_numeric, self._settings.n_candidates, rng)
-        diagnostics = _model_diagnostics(model, observed.encoder)
-        if len(observed.complete) < self._settings.n_startup_trials:
+        diagnostics = {**_model_diagnostics(model, observed.encoder), **_state_diagnostics(observed, self._settings)}
+        if observed.n_finished(self._settings) < self._settings.n_startup_trials:
             return _search_initialization(model, observed, candidates, rng, diagnostics)
         acquisition = _acquisition.with_feasibility(_acquisition.log_expected_improvement(model, feasible), constraints)
         best_first = np.lexsort((-model.targets, ~feasible))  # feasible trials first, each group best first
         n_observed = self._settings.n_refine - 1 if self._settings.n_refine > 0 else None
-        stalled = is_stalled(len(observed.h), int(best_first[0]), self._settings.stall_trials, trial.number)
+        stalled = is_stalled(len(observed.complete), int(best_first[0]), self._settings.stall_trials, trial.number)
         proposal = self._propose(acquisition, observed, candidates, best_first, n_observed, rng, stalled)
+        diagnostics.update(_success_diagnostics(constraints, proposal))
         return _suggestion(proposal, observed.encoder, {"phase": "proposals", "stalled": stalled, "top_proposals": _ranking(proposal, observed.encoder), **diagnostics})
+
+    def _feasibility(self, observed: _Observations, data: ModelData, rng: np.random.Generator) -> tuple[list[ConstraintModel], np.ndarray]:
+        """The constraint GPs (on the complete trials) and the success GP (on every finished
+        trial, when some failed), and which objective rows may be the incumbent: the feasible
+        complete trials (a pruned trial's value is imputed, never an incumbent)."""
+        complete = observed.objective_rows
+        constraints, feasible = constraint_models(self._cache, observed.key, observed.complete, data.rows(complete), rng)
+        if observed.failed and self._settings.failed_trials in ("classify", "both"):
+            trials = [*observed.complete, *observed.pruned, *observed.failed]
+            h, x = observed.encoder.encode([t.params for t in trials])
+            numbers = np.array([t.number for t in trials], dtype=np.int64)
+            labels = success_labels(len(observed.complete) + len(observed.pruned), len(observed.failed))
+            constraints.append(success_model(self._cache, observed.key, ModelData(numbers, h, x, data.store), labels, rng))
+        return constraints, np.concatenate([feasible, np.zeros(observed.n_imputed, dtype=bool)])
 
     def _uses_hypervolume(self, study: Study, encoder: TreeEncoder) -> bool:
         limit = self._settings.max_enumerated_combinations
@@ -126,7 +170,7 @@ class TrialPipeline:
             )
             for j, direction in enumerate(study.directions)
         ]
-        constraints, feasible = constraint_models(self._cache, observed.key, observed.complete, data, rng)
+        constraints, feasible = self._feasibility(observed, data, rng)
         candidates = sobol_candidates(observed.encoder.n_numeric, self._settings.n_candidates, rng)
         term = _acquisition.log_expected_hypervolume_improvement(models, feasible)
         acquisition = _acquisition.with_feasibility(term, constraints)
@@ -138,6 +182,8 @@ class TrialPipeline:
             "acquisition": "log EHVI",
             "top_proposals": _ranking(proposal, observed.encoder),
             "objectives": [_model_diagnostics(m, observed.encoder) for m in models],
+            **_state_diagnostics(observed, self._settings),
+            **_success_diagnostics(constraints, proposal),
         }
         return _suggestion(proposal, observed.encoder, diagnostics)
 
@@ -165,37 +211,61 @@ class TrialPipeline:
         candidates = np.vstack([candidates, local_candidates(centres, self._settings.n_local_candidates, rng)])
         taken_h, taken_x = observed.taken
         starts = RefinementStarts(observed.h[starts_order], observed.x[starts_order], n_observed, taken_h, taken_x)
-        return propose(acquisition, rows, encoder.numeric_masks(rows), candidates, starts, snap=encoder.snap, n_ranking=N_RANKING)
+        return propose(
+            acquisition, rows, encoder.numeric_masks(rows), candidates, starts, snap=encoder.snap, n_ranking=N_RANKING, repeats=observed.repeats()
+        )
 
 
-def _observe(study: Study, trial: FrozenTrial, search_space: Mapping[str, BaseDistribution]) -> _Observations:
-    """The completed trials of the search tree, encoded, and the other running trials."""
-    trials = _optuna_compat.get_trials(study, (TrialState.COMPLETE, TrialState.RUNNING), use_cache=False)
-    finished = [t for t in trials if t.state == TrialState.COMPLETE]
-    tree = infer_search_tree(finished, search_space)
+def _observe(study: Study, trial: FrozenTrial, search_space: Mapping[str, BaseDistribution], settings: VPBOSettings) -> _Observations:
+    """The finished trials of the search tree (complete, pruned, failed), encoded, and the other
+    running trials."""
+    trials = _optuna_compat.get_trials(
+        study, (TrialState.COMPLETE, TrialState.PRUNED, TrialState.FAIL, TrialState.RUNNING), use_cache=False
+    )
+    finished = finished_trials(trials)
+    tree = infer_search_tree(finished.complete, search_space)
     encoder = TreeEncoder(tree)
-    complete = [t for t in finished if encoder.covers(t.params)]
-    h, x = encoder.encode([t.params for t in complete])
+    complete, pruned, failed = ([t for t in group if encoder.covers(t.params)] for group in (finished.complete, finished.pruned, finished.failed))
     values = np.array([t.values for t in complete], dtype=np.float64).reshape(len(complete), len(study.directions))
+    single = len(study.directions) == 1
+    imputed, imputed_values = _imputed((complete, pruned, failed), study, settings) if single else ([], np.zeros(0))
+    h, x = encoder.encode([t.params for t in (*complete, *imputed)])
+    values = np.vstack([values, imputed_values.reshape(-1, len(study.directions))])
     pending = _pending.pending_points(trials, trial, encoder, encoder.active_params)
     key = (study.study_name, repr(sorted(tree.distributions.items())), repr(sorted(tree.conditions.items())))
-    return _Observations(encoder, complete, h, x, values, pending, key)
+    return _Observations(encoder, complete, pruned, failed, h, x, values, pending, key, imputed)
+
+
+def _imputed(observed_trials: tuple[list[FrozenTrial], list[FrozenTrial], list[FrozenTrial]], study: Study, settings: VPBOSettings) -> tuple[list[FrozenTrial], np.ndarray]:
+    """The objective model's rows after the complete trials: the pruned trials, then the failed
+    ones, each with its imputed value (``_trial_states``; none without a complete value)."""
+    complete, pruned, failed = observed_trials
+    pruned = pruned if settings.pruned_trials == "impute" else []
+    failed = failed if settings.failed_trials in ("impute", "both") else []
+    pruned_values = impute_pruned_values(complete, pruned, study.direction)
+    failed_values = impute_failed_values(complete, len(failed), study.direction)
+    return [*pruned[: len(pruned_values)], *failed[: len(failed_values)]], np.concatenate([pruned_values, failed_values])
 
 
 def _model_data(study: Study, observed: _Observations) -> ModelData:
-    numbers = np.array([t.number for t in observed.complete], dtype=np.int64)
+    numbers = np.array([t.number for t in (*observed.complete, *observed.imputed)], dtype=np.int64)
     return ModelData(numbers, observed.h, observed.x, StudyFitStore(study))
 
 
 def _search_initialization(
     model: ObjectiveModel, observed: _Observations, candidates: np.ndarray, rng: np.random.Generator, diagnostics: dict[str, Any]
 ) -> Suggestion:
-    """The second half of the initial design: a random row, its numeric part by MES."""
+    """The second half of the initial design: a random row, its numeric part by MES; another
+    random row while the point repeats a pruned or failed trial (``MAX_DESIGN_DRAWS`` draws)."""
     encoder = observed.encoder
     max_values = max_value_samples(model.gp, random_points(encoder, N_MAX_VALUE_POINTS, rng), observed.h, observed.x, float(model.targets.max()), rng)
-    row = encoder.random_rows(1, rng)[0]
-    mask = encoder.numeric_masks(row.reshape(1, -1))[0]
-    x_next = mes_numeric_point(model.gp, row, max_values, encoder.snap(candidates, mask)) if encoder.n_numeric else np.zeros(0)
+    repeats = observed.repeats()
+    for _ in range(MAX_DESIGN_DRAWS):
+        row = encoder.random_rows(1, rng)[0]
+        mask = encoder.numeric_masks(row.reshape(1, -1))[0]
+        x_next = mes_numeric_point(model.gp, row, max_values, encoder.snap(candidates, mask)) if encoder.n_numeric else np.zeros(0)
+        if not repeats.contains(row, x_next):
+            break
     return Suggestion(encoder.decode(row, x_next), None, {"phase": "mes", **diagnostics})
 
 
@@ -206,6 +276,23 @@ def _suggestion(proposal: Proposal, encoder: TreeEncoder, diagnostics: dict[str,
 def _ranking(proposal: Proposal, encoder: TreeEncoder) -> list[dict[str, Any]]:
     """The best value proposals for the diagnostics: categorical values and acquisition value."""
     return [{"params": encoder.categorical_params(row), "acquisition": round(value, 4)} for row, value in proposal.ranking]
+
+
+def _state_diagnostics(observed: _Observations, settings: VPBOSettings) -> dict[str, Any]:
+    """How many pruned and failed trials the models used."""
+    imputed_states = [t.state for t in observed.imputed]
+    n_failed = len(observed.failed) if settings.failed_trials != "ignore" else 0
+    return {"pruned_in_model": imputed_states.count(TrialState.PRUNED), "failed_in_model": n_failed}
+
+
+def _success_diagnostics(constraints: list[ConstraintModel], proposal: Proposal) -> dict[str, Any]:
+    """The success model's probability that the chosen point does not fail."""
+    success = [c for c in constraints if c.is_success_model]
+    if not success:
+        return {}
+    log_p = _core.LogProbabilityOfFeasibility(success[0].gp, success[0].threshold)
+    value = log_p.evaluate(proposal.row.reshape(1, -1), proposal.x.reshape(1, -1))[0]
+    return {"p_success": round(float(np.exp(value)), 4)}
 
 
 def _model_diagnostics(model: ObjectiveModel, encoder: TreeEncoder) -> dict[str, Any]:

@@ -70,6 +70,35 @@ class RefinementStarts:
     taken_x: np.ndarray
 
 
+@dataclasses.dataclass(frozen=True)
+class Repeats:
+    """Points not to propose again while the space has others: the pruned and failed trials
+    (h, x). A point repeats one of them if it has the same row and every numeric coordinate
+    within ``tolerance`` (d,) of it (``TreeEncoder.repeat_tolerance``)."""
+
+    h: np.ndarray
+    x: np.ndarray
+    tolerance: np.ndarray
+
+    @classmethod
+    def none(cls, n_categorical: int, n_numeric: int) -> Repeats:
+        return cls(np.zeros((0, n_categorical), dtype=np.int32), np.zeros((0, n_numeric)), np.zeros(n_numeric))
+
+    def __len__(self) -> int:
+        return len(self.h)
+
+    def mask(self, row: np.ndarray, xs: np.ndarray) -> np.ndarray:
+        """Which of the points ``xs`` (m x d) of ``row`` repeat a pruned or failed trial."""
+        same_row = self.x[np.all(self.h == row, axis=1)]
+        if not len(same_row):
+            return np.zeros(len(xs), dtype=bool)
+        close = np.abs(xs[:, None, :] - same_row[None, :, :]) <= self.tolerance
+        return np.any(np.all(close, axis=2), axis=1)
+
+    def contains(self, row: np.ndarray, x: np.ndarray) -> bool:
+        return bool(self.mask(row, x.reshape(1, -1))[0])
+
+
 def sobol_candidates(n_numeric: int, n: int, rng: np.random.Generator) -> np.ndarray:
     """``n`` scrambled Sobol points in [0, 1]^d (one empty row when d = 0)."""
     if n_numeric == 0:
@@ -172,12 +201,18 @@ def propose(
     *,
     snap: Snap,
     n_ranking: int,
+    repeats: Repeats | None = None,
 ) -> Proposal:
     """Value proposals for all ``rows`` (C x k, with numeric masks C x d), the chosen row and its
     point, refined from ``starts`` (see the module docstring). Ties go to the earlier row.
     A refined point that is already evaluated or pending is not taken: a refinement that
-    cannot leave an observed start would propose it again."""
+    cannot leave an observed start would propose it again. Nor is a point that ``repeats`` a
+    pruned or failed trial, while some row has a candidate that does not."""
     values, best_x = proposal_values(acquisition, rows, masks, candidates, snap)
+    if repeats is not None and len(repeats):
+        values, best_x = _without_repeats(acquisition, rows, masks, candidates, snap, repeats, (values, best_x))
+    else:
+        repeats = Repeats.none(rows.shape[1], candidates.shape[1])
     order = np.argsort(-values, kind="stable")
     chosen = int(order[0])
     row, x, value = rows[chosen], best_x[chosen], float(values[chosen])
@@ -188,7 +223,39 @@ def propose(
         taken = starts.taken_x[np.all(starts.taken_h == row, axis=1)]
         for x0 in [x, *starts.observed_x[same_row][: starts.n_observed]]:
             x_refined, value_refined = refine(acquisition, row, x0, active, snap)
-            if value_refined > value and not is_taken(taken, x_refined):
+            if value_refined > value and not is_taken(taken, x_refined) and not repeats.contains(row, x_refined):
                 x, value = x_refined, value_refined
     ranking = [(rows[i], float(values[i])) for i in order[:n_ranking]]
     return Proposal(np.asarray(row, dtype=np.int32), np.asarray(x, dtype=np.float64), value, x_candidate, ranking)
+
+
+def _without_repeats(
+    acquisition: _core.Acquisition,
+    rows: np.ndarray,
+    masks: np.ndarray,
+    candidates: np.ndarray,
+    snap: Snap,
+    repeats: Repeats,
+    proposals: tuple[np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
+    """The value proposals with the best candidate of each row that repeats a pruned or failed
+    trial replaced by its best candidate that does not (-inf if it has none), in the order of
+    the proposals until the best row has a free candidate; unchanged if no row has one."""
+    values, best_x = proposals[0].copy(), proposals[1].copy()
+    checked = np.zeros(len(rows), dtype=bool)
+    while True:
+        chosen = int(np.argmax(values))
+        if checked[chosen] or not math.isfinite(values[chosen]):
+            break
+        checked[chosen] = True
+        if not repeats.contains(rows[chosen], best_x[chosen]):
+            break
+        row_candidates = snap(candidates, masks[chosen])
+        h = np.repeat(rows[chosen].reshape(1, -1), len(row_candidates), axis=0).astype(np.int32)
+        scores = np.asarray(acquisition.evaluate(h, row_candidates), dtype=np.float64)
+        scores[repeats.mask(rows[chosen], row_candidates)] = -math.inf
+        best = int(np.argmax(scores))
+        values[chosen], best_x[chosen] = scores[best], row_candidates[best]
+    if not np.isfinite(values).any():
+        return proposals  # every candidate repeats: the space has no other point to offer
+    return values, best_x

@@ -6,6 +6,7 @@ import dataclasses
 
 from optuna_vpbo._output_transforms import validate_output_transform
 from optuna_vpbo._priors import negative_log_prior
+from optuna_vpbo._trial_states import FAILED_TRIALS, PRUNED_TRIALS
 
 MULTI_OBJECTIVE_METHODS = ("ehvi", "parego")
 
@@ -29,6 +30,8 @@ class VPBOSettings:
     multi_objective: str = "ehvi"
     record_proposals: bool = False
     categorical_relevance: bool = False
+    pruned_trials: str = "impute"
+    failed_trials: str = "both"
 
     @property
     def n_random_startup_trials(self) -> int:
@@ -42,6 +45,10 @@ class VPBOSettings:
             raise ValueError(
                 f"multi_objective must be one of {MULTI_OBJECTIVE_METHODS}, got {self.multi_objective!r}."
             )
+        if self.pruned_trials not in PRUNED_TRIALS:
+            raise ValueError(f"pruned_trials must be one of {PRUNED_TRIALS}, got {self.pruned_trials!r}.")
+        if self.failed_trials not in FAILED_TRIALS:
+            raise ValueError(f"failed_trials must be one of {FAILED_TRIALS}, got {self.failed_trials!r}.")
         for name in ("n_candidates", "refit_interval", "n_restarts", "max_enumerated_combinations"):
             _check_int(name, getattr(self, name), minimum=1)
         for name in ("n_startup_trials", "n_refine", "n_local_candidates", "stall_trials"):
@@ -69,6 +76,8 @@ PRESETS: dict[str, VPBOSettings] = {
         hyperparameter_prior="none",
         n_restarts=5,
         output_transform="standardize",
+        pruned_trials="ignore",
+        failed_trials="ignore",
     ),
     "default": VPBOSettings(),
 }

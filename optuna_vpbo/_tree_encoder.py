@@ -66,6 +66,10 @@ class TreeEncoder:
                     x[i, j] = INACTIVE_FILL
         return h, x
 
+    def repeat_tolerance(self) -> np.ndarray:
+        """How close (d,) two encoded numeric values are the same configuration."""
+        return self._space.repeat_tolerance()
+
     def covers(self, params: Mapping[str, Any]) -> bool:
         """Whether a completed trial's parameters make a point of this tree."""
         if self.tree.is_flat:

@@ -20,6 +20,7 @@ from optuna_vpbo._diagnostics import record_diagnostics
 from optuna_vpbo._pipeline import TrialPipeline
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import PRESETS, VPBOSettings
+from optuna_vpbo._trial_states import mark_objective_failure
 
 _logger = optuna.logging.get_logger(__name__)
 THREADPOOLS = threadpoolctl.ThreadpoolController()
@@ -256,6 +257,9 @@ class VPBOSampler(BaseSampler):
         state: TrialState,
         values: Sequence[float] | None,
     ) -> None:
+        if state == TrialState.FAIL:
+            # Only failures that pass here are the configuration's (docs/pruning-and-failures.md).
+            mark_objective_failure(study, trial)
         if self._constraints_func is not None:
             _optuna_compat.process_constraints_after_trial(self._constraints_func, study, trial, state)
         self._independent_sampler.after_trial(study, trial, state, values)

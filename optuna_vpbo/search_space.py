@@ -5,7 +5,9 @@ representation); float and int parameters become ``x`` in [0, 1]. As in Optuna's
 (``optuna/_gp/search_space.py``), log parameters are scaled in log space, and parameters on a
 grid (int, or float with ``step``) are scaled over [low - step / 2, high + step / 2] so that
 every grid point owns an interval of equal width; decoding rounds to the nearest grid point, so
-decoded values lie exactly on Optuna's grid and are native ``int`` / ``float``.
+decoded values lie exactly on Optuna's grid and are native ``int`` / ``float``. Continuous floats
+decode strictly inside their bounds (``BOUND_MARGIN``): many objectives cannot take a bound (a
+log, a ratio, a fraction that must be positive), and an optimum on the bound is a hair away.
 """
 
 from __future__ import annotations
@@ -22,6 +24,14 @@ from optuna.distributions import (
     FloatDistribution,
     IntDistribution,
 )
+
+
+# Continuous floats decode at least this fraction of their (log) range inside their bounds.
+BOUND_MARGIN = 1e-6
+# Two values of a float are the same configuration within this fraction of its (log) range
+# (a pruned or failed trial is not proposed again: ``_proposals.Repeats``); ints must be equal.
+SAME_VALUE_FRACTION = 1e-4
+SAME_GRID_POINT = 1e-9
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,9 +84,19 @@ class _NumericScale:
             k = min(max(int(round((v - dist.low) / self.step)), 0), n_steps)
             # The top grid point is `high` itself: low + n * step can miss it by an ulp.
             return float(dist.high) if k == n_steps else float(min(dist.high, dist.low + k * self.step))
-        if unit in (0.0, 1.0):  # exact bounds: exp(log(low)) can miss low by an ulp
-            return float(dist.low if unit == 0.0 else dist.high)
-        return float(min(dist.high, max(dist.low, v)))
+        unit = min(1.0 - BOUND_MARGIN, max(BOUND_MARGIN, unit))
+        v = self.low + unit * (self.high - self.low)
+        return _strictly_inside(math.exp(v) if self.log else v, float(dist.low), float(dist.high))
+
+    @property
+    def repeat_tolerance(self) -> float:
+        """``SAME_VALUE_FRACTION`` of the range in encoded units (ints: the same grid point)."""
+        if self.is_int:
+            return SAME_GRID_POINT
+        if self.step is None:
+            return SAME_VALUE_FRACTION
+        span = self.distribution.high - self.distribution.low
+        return SAME_VALUE_FRACTION * span / (span + self.step)
 
     def snap(self, units: np.ndarray) -> np.ndarray:
         """Move encoded values to the encodings of their nearest grid points (vectorised)."""
@@ -91,6 +111,17 @@ class _NumericScale:
         values = dist.low + np.clip(np.round((v - dist.low) / grid), 0, n_steps) * grid
         scaled = np.log(values) if self.log else values
         return np.clip((scaled - self.low) / (self.high - self.low), 0.0, 1.0)
+
+
+def _strictly_inside(value: float, low: float, high: float) -> float:
+    """``value`` moved off the bounds by an ulp if round-off put it on (or beyond) one."""
+    if low >= high:
+        return low
+    if value <= low:
+        return min(math.nextafter(low, high), high)
+    if value >= high:
+        return max(math.nextafter(high, low), low)
+    return value
 
 
 class MixedSpaceEncoder:
@@ -155,6 +186,10 @@ class MixedSpaceEncoder:
         for j, name in enumerate(self.numeric_names):
             params[name] = self._scales[name].decode(float(x[j]))
         return params
+
+    def repeat_tolerance(self) -> np.ndarray:
+        """Per numeric dimension (d,), how close two encoded values are the same configuration."""
+        return np.array([self._scales[name].repeat_tolerance for name in self.numeric_names], dtype=np.float64)
 
     def round_to_grid(self, x: np.ndarray) -> np.ndarray:
         """Snap encoded numeric points (m x d) to the encodings of their grid points, so that the

@@ -206,7 +206,7 @@ def test_direction_is_honoured(direction: str) -> None:
     assert sum(values[N_STARTUP:]) / len(values[N_STARTUP:]) < sum(values[:N_STARTUP]) / N_STARTUP
 
 
-def test_failed_and_pruned_trials_are_skipped_not_lost() -> None:
+def test_failed_and_pruned_trials_are_not_lost() -> None:
     def objective(trial: optuna.Trial) -> float:
         value = mixed_objective(trial)
         if trial.number % 4 == 1:
