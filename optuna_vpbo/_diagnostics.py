@@ -8,7 +8,10 @@ parameter, summing to 1); in the
 ``proposals`` phase ``top_proposals``, the best value proposals, best first (each ``{"params":
 categorical values, "acquisition": value}``; the first is the chosen one). With log EHVI
 (several objectives) ``acquisition`` is ``"log EHVI"`` and the model is a list ``objectives`` of
-one ``{lambda, noise, lengthscales}`` per objective. The note renders these as tables, so that
+one ``{lambda, noise, lengthscales}`` per objective. Once a model is fitted, ``pruned_in_model``
+and ``failed_in_model`` count the pruned and failed trials it learnt from and, when some trial
+failed, ``p_success`` is the success model's probability that the chosen point does not fail
+(docs/pruning-and-failures.md). The note renders these as tables, so that
 optuna-dashboard shows why a trial was chosen (its note API: ``optuna_dashboard.save_note``).
 """
 
@@ -82,6 +85,16 @@ def model_markdown(models: Sequence[Mapping[str, Any]], labels: Sequence[str]) -
     return _table(["GP hyperparameter", *labels], rows)
 
 
+def trial_states_markdown(diagnostics: Mapping[str, Any]) -> list[str]:
+    """What the model took from pruned and failed trials, and the chosen point's P(success)."""
+    if "pruned_in_model" not in diagnostics:
+        return []
+    text = f"**Learnt from** {diagnostics['pruned_in_model']} pruned and {diagnostics['failed_in_model']} failed trials"
+    if "p_success" in diagnostics:
+        text += f"; probability that this trial does not fail: {_cell(diagnostics['p_success'])}"
+    return ["", text]
+
+
 def diagnostics_markdown(diagnostics: Mapping[str, Any]) -> str:
     """The Markdown note of one trial's diagnostics (see the module docstring for the keys)."""
     phase = diagnostics.get("phase", "?")
@@ -91,6 +104,7 @@ def diagnostics_markdown(diagnostics: Mapping[str, Any]) -> str:
     if top:
         lines += ["", f"**Top value proposals** ({acquisition} of each categorical combination, best first)", ""]
         lines += proposals_markdown(top, acquisition)
+    lines += trial_states_markdown(diagnostics)
     if "objectives" in diagnostics:
         models = list(diagnostics["objectives"])
         labels = [f"objective {i}" for i in range(len(models))]

@@ -56,6 +56,12 @@ def test_markdown_of_log_ehvi_has_one_model_column_per_objective() -> None:
     assert "| lengthscale `x` | 0.2 | 0.7 |" in text
 
 
+def test_markdown_says_what_the_model_learnt_from_pruned_and_failed_trials() -> None:
+    text = diagnostics_markdown({**SINGLE, "pruned_in_model": 7, "failed_in_model": 3, "p_success": 0.8125})
+    assert "**Learnt from** 7 pruned and 3 failed trials; probability that this trial does not fail: 0.8125" in text
+    assert "does not fail" not in diagnostics_markdown({**SINGLE, "pruned_in_model": 2, "failed_in_model": 0})
+
+
 def test_markdown_of_the_random_phase_says_there_is_no_model() -> None:
     text = diagnostics_markdown({"phase": "random"})
     assert "random (initial design)" in text and "No model yet" in text and "|" not in text

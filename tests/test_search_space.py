@@ -18,7 +18,7 @@ from optuna.distributions import (
     IntDistribution,
 )
 
-from optuna_vpbo.search_space import MixedSpaceEncoder, _NumericScale
+from optuna_vpbo.search_space import BOUND_MARGIN, MixedSpaceEncoder, _NumericScale
 
 # Units that probe the ends of [0, 1], outside it, and the inside.
 EDGE_UNITS = [0.0, 1.0, 1e-16, 1.0 - 1e-16, -0.25, 1.5]
@@ -107,11 +107,18 @@ def test_numeric_decode_is_inside_and_native(dist: FloatDistribution | IntDistri
 @pytest.mark.parametrize("dist", numeric_cases(BOUNDS))
 def test_numeric_decode_of_bounds(dist: FloatDistribution | IntDistribution) -> None:
     scale = _NumericScale.of(dist)
-    assert scale.decode(0.0) == dist.low
-    assert scale.decode(1.0) == dist.high
-    # Units outside [0, 1] (a refinement that overshoots) clamp to the bounds.
-    assert scale.decode(-0.5) == dist.low
-    assert scale.decode(1.5) == dist.high
+    if isinstance(dist, IntDistribution) or dist.step is not None:
+        # Grids keep their bounds; units outside [0, 1] (a refinement that overshoots) clamp there.
+        assert scale.decode(0.0) == scale.decode(-0.5) == dist.low
+        assert scale.decode(1.0) == scale.decode(1.5) == dist.high
+        return
+    # Continuous floats stay strictly inside, within BOUND_MARGIN of the (log) range.
+    to_scale = np.log if dist.log else (lambda v: v)
+    span = to_scale(dist.high) - to_scale(dist.low)
+    for unit in (0.0, -0.5):
+        assert dist.low < scale.decode(unit) and to_scale(scale.decode(unit)) - to_scale(dist.low) <= 1.01 * BOUND_MARGIN * span
+    for unit in (1.0, 1.5):
+        assert scale.decode(unit) < dist.high and to_scale(dist.high) - to_scale(scale.decode(unit)) <= 1.01 * BOUND_MARGIN * span
 
 
 @pytest.mark.parametrize("dist", numeric_cases(GRID, grid_only=True))
