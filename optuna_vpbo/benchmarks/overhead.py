@@ -68,15 +68,31 @@ def nas_like_space_objective(trial: optuna.Trial) -> float:
     return float(np.sum((edges - 0.3) ** 2) + ops.count("conv3x3-bn-relu") + 0.1 * n_edges)
 
 
+def three_quarters_pruned(objective: Callable[[optuna.Trial], float]) -> Callable[[optuna.Trial], float]:
+    """``objective`` with three trials in four pruned after one report (issue 20's overhead
+    case: the model then holds imputed values of pruned trials)."""
+
+    def pruned_objective(trial: optuna.Trial) -> float:
+        value = objective(trial)
+        trial.report(value + 0.1 * abs(value), 0)
+        if trial.number % 4:
+            raise optuna.TrialPruned()
+        return value
+
+    return pruned_objective
+
+
 CASES: dict[str, tuple[Callable[[optuna.Trial], float], str, list[int]]] = {
     # name: (objective, direction, levels of the categorical parameters)
     "func2c": (get_problem("func2c").objective, "minimize", [3, 5]),
+    "func2c_pruned": (three_quarters_pruned(get_problem("func2c").objective), "minimize", [3, 5]),
     "func3c": (get_problem("func3c").objective, "minimize", [3, 5, 4]),
     "nas_like_space": (nas_like_space_objective, "minimize", [3] * 5),
     "ackley5c": (get_problem("ackley5c").objective, "minimize", [17] * 5),
 }
 CASE_LABELS = {
     "func2c": "Func2C",
+    "func2c_pruned": "Func2C, 3 in 4 trials pruned",
     "func3c": "Func3C",
     "nas_like_space": "NAS-like (22 numeric)",
     "ackley5c": "Ackley-5C",
