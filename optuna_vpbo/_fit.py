@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import NamedTuple, Protocol
 
 import numpy as np
+import optuna
 import scipy.optimize
 
 from optuna_vpbo import _core
@@ -23,6 +24,8 @@ from optuna_vpbo._hyperparameters import HyperparameterLayout, hyperparameter_la
 from optuna_vpbo._priors import NegativeLogPrior, negative_log_prior
 from optuna_vpbo._subsets import training_subset
 from optuna_vpbo._output_transforms import FittedTransform, OutputTransform
+
+_logger = optuna.logging.get_logger(__name__)
 
 # Bounds on targets standardised to zero mean and unit variance, and x in [0, 1]^d.
 LENGTHSCALE_BOUNDS = (1e-2, 20.0)
@@ -163,7 +166,8 @@ def fit_hyperparameters(
 
     The first run starts from ``warm_start`` (the previous fit) or the defaults; the others from
     points drawn uniformly in the log-bounds. A start whose likelihood cannot be evaluated (a
-    NumericalError) is skipped; if every start fails, the first start point is returned.
+    NumericalError) is skipped; if every start fails, the first start point is returned and a
+    warning says why.
     ``lam_bounds`` (a sub-interval of [0, 1]) and ``variance_bounds`` bound lambda and the output
     variance; equal bounds fix them, as CoCaBO fixes the variance at 1 and optionally the mix at
     0.5; lambda = 1 with no categorical column gives a plain Matern GP. With
@@ -173,7 +177,8 @@ def fit_hyperparameters(
     layout = hyperparameter_layout(x.shape[1], h.shape[1] if categorical_relevance else 0)
     bounds = theta_bounds(layout, lam_bounds, variance_bounds)
     lows, highs = np.array(bounds).T
-    if warm_start is None or warm_start.layout != layout:
+    warm_fitted = warm_start is not None and warm_start.layout == layout
+    if warm_start is None or not warm_fitted:
         warm_start = GPHyperparameters.default(layout.n_numeric, layout.n_relevances)
     starts = [np.clip(warm_start.to_theta(), lows, highs)]
     starts += [rng.uniform(lows, highs) for _ in range(max(0, n_restarts - 1))]
@@ -181,6 +186,7 @@ def fit_hyperparameters(
     evaluator = _posterior_objective(likelihood, negative_log_prior(prior), layout)
 
     best_theta, best_value = starts[0], math.inf
+    failures: list[str] = []
     for start in starts:
         try:
             result = scipy.optimize.minimize(
@@ -191,10 +197,19 @@ def fit_hyperparameters(
                 bounds=bounds,
                 options={"maxiter": MAX_LBFGS_ITERATIONS},
             )
-        except _core.NumericalError:
-            continue  # this start reached hyperparameters whose kernel matrix cannot be factorised
-        if np.isfinite(result.fun) and result.fun < best_value:
+        except _core.NumericalError as error:
+            failures.append(str(error))  # hyperparameters whose kernel matrix cannot be factorised
+            continue
+        if not np.isfinite(result.fun):
+            failures.append(f"the objective reached {result.fun}")
+        elif result.fun < best_value:
             best_theta, best_value = result.x, float(result.fun)
+    if not math.isfinite(best_value):
+        _logger.warning(
+            f"Every one of the {len(starts)} start(s) of the GP hyperparameter fit on {len(y)} observations failed "
+            f"(first reason: {failures[0] if failures else 'none reported'}); the model keeps its "
+            f"{'previous' if warm_fitted else 'default'} hyperparameters."
+        )
     return GPHyperparameters.from_theta(np.clip(best_theta, lows, highs), layout)
 
 

@@ -131,19 +131,24 @@ class FittedConstraintStandardize(FittedTransform):
     """Constraint values standardised; ``threshold`` maps the feasibility bound 0 alike."""
 
     def __call__(self, values: np.ndarray) -> np.ndarray:
-        center, scale = self._location_scale(values)
-        return (finite_values(values) - center) / scale
+        g = _finite_constraint_values(values)
+        center, scale = self._location_scale(g)
+        return (g - center) / scale
 
     def threshold(self, values: np.ndarray) -> float:
         """The image of the bound 0 under the standardisation of ``values``."""
-        center, scale = self._location_scale(values)
+        center, scale = self._location_scale(_finite_constraint_values(values))
         return float(-center / scale)
 
     @staticmethod
-    def _location_scale(values: np.ndarray) -> tuple[float, float]:
-        g = finite_values(values)
+    def _location_scale(g: np.ndarray) -> tuple[float, float]:
         spread = g.std()
         return g.mean(), (spread if spread > 0 else 1.0)
+
+
+def _finite_constraint_values(values: np.ndarray) -> np.ndarray:
+    """Finite constraint values (``finite_values``)."""
+    return finite_values(values, kind="constraint")
 
 
 class ConstraintStandardize(OutputTransform):

@@ -1,29 +1,38 @@
-"""Objective values made usable: infinite values clipped, several objectives scalarised (ParEGO).
+"""Objective and constraint values made usable: infinite values clipped, several objectives
+scalarised (ParEGO).
 
 The GP's targets themselves come from the output transforms (``_output_transforms``).
 """
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 from optuna.study import StudyDirection
 
+from optuna_vpbo._once import FirstTime
 from optuna_vpbo._optuna_compat import warn
 
 # Weight of the linear term in ParEGO's augmented Chebyshev scalarisation (Knowles 2006).
 PAREGO_RHO = 0.05
+# Sets of values whose infinite entries were already reported: the models of one trial read the
+# same values several times (fit, targets, threshold), the next trial reads them grown.
+_INFINITE_REPORTED = FirstTime()
 
 
-def finite_values(values: np.ndarray) -> np.ndarray:
-    """Replace +-inf by the largest / smallest finite value, with a warning (as Optuna's GPSampler)."""
+def finite_values(values: np.ndarray, kind: str = "objective") -> np.ndarray:
+    """Replace +-inf by the largest / smallest finite value, with a warning (as Optuna's GPSampler)
+    once per set of values; ``kind`` ("objective" or "constraint") names them in the warning."""
     values = np.asarray(values, dtype=np.float64)
     infinite = ~np.isfinite(values)
     if not infinite.any():
         return values
-    warn(
-        f"{int(infinite.sum())} objective value(s) are infinite; VPBOSampler clips them to the most "
-        "extreme finite values observed."
-    )
+    if _INFINITE_REPORTED.first((kind, hashlib.sha256(values.tobytes()).hexdigest())):
+        warn(
+            f"{int(infinite.sum())} of {len(values)} {kind} values are infinite; VPBOSampler clips them "
+            f"to the most extreme finite {kind} values observed."
+        )
     finite = values[~infinite]
     low, high = (finite.min(), finite.max()) if finite.size else (0.0, 0.0)
     return np.clip(np.where(np.isnan(values), low, values), low, high)
