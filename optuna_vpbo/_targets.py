@@ -1,5 +1,5 @@
-"""Objective and constraint values made usable: infinite values clipped, several objectives
-scalarised (ParEGO).
+"""Objective and constraint values made usable: infinite values clipped, values near the float
+limit scaled, several objectives scalarised (ParEGO).
 
 The GP's targets themselves come from the output transforms (``_output_transforms``).
 """
@@ -19,6 +19,9 @@ PAREGO_RHO = 0.05
 # Sets of values whose infinite entries were already reported: the models of one trial read the
 # same values several times (fit, targets, threshold), the next trial reads them grown.
 _INFINITE_REPORTED = FirstTime()
+# Values within these magnitudes have squares far from overflow and underflow (even summed over
+# millions of observations) and are used as they are.
+_SMALLEST_UNSCALED, _LARGEST_UNSCALED = 2.0**-500, 2.0**500
 
 
 def finite_values(values: np.ndarray, kind: str = "objective") -> np.ndarray:
@@ -38,6 +41,17 @@ def finite_values(values: np.ndarray, kind: str = "objective") -> np.ndarray:
     return np.clip(np.where(np.isnan(values), low, values), low, high)
 
 
+def unit_scaled(values: np.ndarray) -> np.ndarray:
+    """``values`` as they are, unless their largest magnitude lies outside [2^-500, 2^500]: then
+    times the power of two that brings it into [0.5, 1), so that their squares neither overflow
+    (values on a 1e300 scale) nor underflow. The scaling is exact (no rounding, apart from entries
+    below 2^-1022 of the largest), and standardised values do not depend on it."""
+    peak = float(np.max(np.abs(values))) if values.size else 0.0
+    if peak == 0.0 or not np.isfinite(peak) or _SMALLEST_UNSCALED <= peak <= _LARGEST_UNSCALED:
+        return values
+    return np.ldexp(values, -int(np.frexp(peak)[1]))
+
+
 def scalarized_values(
     values: np.ndarray, directions: list[StudyDirection], weights: np.ndarray
 ) -> np.ndarray:
@@ -48,7 +62,7 @@ def scalarized_values(
     """
     columns = []
     for j, direction in enumerate(directions):
-        f = finite_values(values[:, j])
+        f = unit_scaled(finite_values(values[:, j]))
         if direction == StudyDirection.MINIMIZE:
             f = -f
         spread = np.ptp(f)
