@@ -23,6 +23,22 @@ auto without_gil(Call call) -> decltype(call()) {
   return call();
 }
 
+void bind_hyperparameters(py::module_& m) {
+  m.attr("HYPERPARAMETER_LAYOUT_VERSION") = kHyperparameterLayoutVersion;
+  py::class_<HyperparameterBlock>(m, "HyperparameterBlock", "One named block of theta: entries [offset, offset + size).")
+      .def_readonly("name", &HyperparameterBlock::name)
+      .def_readonly("offset", &HyperparameterBlock::offset)
+      .def_readonly("size", &HyperparameterBlock::size)
+      .def_readonly("scalar", &HyperparameterBlock::scalar);
+  py::class_<HyperparameterLayout>(m, "HyperparameterLayout",
+                                   "The layout of theta: [log lengthscales (d), log variance, log noise, lambda, log relevances (k)].")
+      .def(py::init<Eigen::Index, Eigen::Index>(), py::arg("n_numeric"), py::arg("n_relevances") = 0)
+      .def_property_readonly("n_numeric", &HyperparameterLayout::n_numeric)
+      .def_property_readonly("n_relevances", &HyperparameterLayout::n_relevances)
+      .def_property_readonly("size", &HyperparameterLayout::size)
+      .def("blocks", &HyperparameterLayout::blocks, "Every named block in the order of theta.");
+}
+
 void bind_models(py::module_& m) {
   py::class_<MixedGP, std::shared_ptr<MixedGP>>(m, "MixedGP")
       .def(py::init([](IntMatrix h, Matrix x, Vector y, Vector lengthscales, double variance, double lambda, double noise,
@@ -76,8 +92,8 @@ void bind_models(py::module_& m) {
             const double value = without_gil([&] { return evaluator.negative_log_likelihood(theta, gradient); });
             return py::make_tuple(value, gradient);
           },
-          py::arg("theta"), "Negative log marginal likelihood and its gradient; theta = [log l, log variance, log noise, lambda] "
-          "(then the log relevances of the categorical variables with categorical_relevance).")
+          py::arg("theta"), "Negative log marginal likelihood and its gradient in theta (of the evaluator's layout).")
+      .def_property_readonly("layout", &LikelihoodEvaluator::layout)
       .def_property_readonly("n_params", &LikelihoodEvaluator::n_params);
 }
 
@@ -146,6 +162,7 @@ void bind_functions(py::module_& m) {
 PYBIND11_MODULE(VPBO_MODULE_NAME, m) {
   m.doc() = "Native core of optuna-vpbo: mixed-kernel GP, acquisitions (log EI, log P(feasible), log EHVI), MES and value proposals.";
   py::register_exception<NumericalError>(m, "NumericalError", PyExc_ArithmeticError);
+  bind_hyperparameters(m);
   bind_models(m);
   bind_acquisitions(m);
   bind_functions(m);

@@ -132,21 +132,22 @@ TrainingBlocks MixedKernel::training_blocks(const Matrix& k_h, const Matrix& x) 
 
 Vector MixedKernel::trace_gradient(const Matrix& w, const Matrix& k_h, const TrainingBlocks& blocks,
                                    const std::vector<Matrix>& agreements) const {
-  const Eigen::Index d = n_numeric(), k = relevances_.size();
+  const HyperparameterLayout theta = layout();
+  const Eigen::Index d = theta.n_numeric(), k = theta.n_relevances();
   if (static_cast<Eigen::Index>(agreements.size()) != k) {
     throw std::invalid_argument("trace_gradient: expected one agreement matrix per categorical relevance");
   }
-  Vector gradient(d + 2 + k);
-  gradient(d) = 0.5 * w.cwiseProduct(blocks.signal).sum();
+  Vector gradient = Vector::Zero(theta.size());
+  gradient(theta.log_variance()) = 0.5 * w.cwiseProduct(blocks.signal).sum();
   const Matrix d_lambda = variance_ * ((-0.5) * (k_h + blocks.k_x).array() + k_h.array() * blocks.k_x.array());
-  gradient(d + 1) = 0.5 * w.cwiseProduct(d_lambda).sum();
+  gradient(theta.lambda()) = 0.5 * w.cwiseProduct(d_lambda).sum();
   if (k > 0) {
     // dK/dk_h = variance [(1 - lambda)/2 + lambda k_x] and, with w_v = r_v / sum_u r_u,
     // d k_h / d log r_v = w_v (A_v - k_h).
     const Matrix g = 0.5 * (w.array() * (variance_ * ((1.0 - lambda_) / 2.0 + lambda_ * blocks.k_x.array()))).matrix();
     const double g_overlap = g.cwiseProduct(k_h).sum();
     const Vector weights = categorical_weights(k);
-    for (Eigen::Index v = 0; v < k; ++v) gradient(d + 2 + v) = weights(v) * (g.cwiseProduct(agreements[v]).sum() - g_overlap);
+    for (Eigen::Index v = 0; v < k; ++v) gradient(theta.log_relevances() + v) = weights(v) * (g.cwiseProduct(agreements[v]).sum() - g_overlap);
   }
   if (d == 0) return gradient;
   // dK/dlog l_m = variance [(1 - lambda)/2 + lambda k_h] matern52_radial(r) (xs_im - xs_jm)^2,
@@ -156,7 +157,7 @@ Vector MixedKernel::trace_gradient(const Matrix& w, const Matrix& k_h, const Tra
   const Vector row_sums = m.rowwise().sum();
   const Matrix m_xs = m * blocks.scaled_x;
   for (Eigen::Index j = 0; j < d; ++j) {
-    gradient(j) = 2.0 * blocks.scaled_x.col(j).array().square().matrix().dot(row_sums) - 2.0 * blocks.scaled_x.col(j).dot(m_xs.col(j));
+    gradient(theta.log_lengthscales() + j) = 2.0 * blocks.scaled_x.col(j).array().square().matrix().dot(row_sums) - 2.0 * blocks.scaled_x.col(j).dot(m_xs.col(j));
   }
   return gradient;
 }

@@ -16,6 +16,7 @@
 
 #include <vector>
 
+#include "hyperparameter_layout.hpp"
 #include "types.hpp"
 
 namespace vpbo {
@@ -53,6 +54,8 @@ class MixedKernel {
   const Vector& relevances() const { return relevances_; }
   Eigen::Index n_numeric() const { return lengthscales_.size(); }
   bool weighted() const { return relevances_.size() > 0; }
+  // Where this kernel's hyperparameters sit in theta.
+  HyperparameterLayout layout() const { return HyperparameterLayout(n_numeric(), relevances_.size()); }
   // Weight of k_h + k_x and of k_h k_x in the mixture.
   double sum_weight() const { return variance_ * (1.0 - lambda_) / 2.0; }
   double product_weight() const { return variance_ * lambda_; }
@@ -81,10 +84,10 @@ class MixedKernel {
 
   // The training blocks for a fixed overlap block k_h of the training points.
   TrainingBlocks training_blocks(const Matrix& k_h, const Matrix& x) const;
-  // 1/2 sum_ij W_ij dK_ij / dp for p = log lengthscales (d entries), log variance, lambda, and,
-  // when weighted, log relevances (k entries, from the agreement_matrices of the training
-  // points), with W symmetric: the kernel's part of the gradient of the negative log marginal
-  // likelihood.
+  // 1/2 sum_ij W_ij dK_ij / dp for every entry p of theta (in this kernel's layout()), with W
+  // symmetric: the kernel's part of the gradient of the negative log marginal likelihood. The
+  // log relevances' entries come from the agreement_matrices of the training points; the log
+  // noise entry is 0 (the noise is no part of the kernel).
   Vector trace_gradient(const Matrix& w, const Matrix& k_h, const TrainingBlocks& blocks,
                         const std::vector<Matrix>& agreements = {}) const;
 

@@ -11,20 +11,18 @@ namespace {
 const double kLog2Pi = std::log(2.0 * M_PI);
 }  // namespace
 
-MixedKernel kernel_of_theta(const Vector& theta, Eigen::Index n_numeric, Eigen::Index n_relevances, double& noise) {
-  if (theta.size() != n_numeric + 3 + n_relevances) {
-    throw std::invalid_argument("theta must have " + std::to_string(n_numeric + 3 + n_relevances) + " entries, got " +
-                                std::to_string(theta.size()));
-  }
+MixedKernel kernel_of_theta(const Vector& theta, const HyperparameterLayout& layout, double& noise) {
+  layout.check_size(theta.size());
   if (!theta.allFinite()) throw std::invalid_argument("theta contains NaN or inf");
-  noise = std::exp(theta(n_numeric + 1));
-  const double lambda = std::min(1.0, std::max(0.0, theta(n_numeric + 2)));
-  return MixedKernel(theta.head(n_numeric).array().exp(), std::exp(theta(n_numeric)), lambda,
-                     theta.tail(n_relevances).array().exp());
+  noise = std::exp(theta(layout.log_noise()));
+  const double lambda = std::min(1.0, std::max(0.0, theta(layout.lambda())));
+  return MixedKernel(theta.segment(layout.log_lengthscales(), layout.n_numeric()).array().exp(),
+                     std::exp(theta(layout.log_variance())), lambda,
+                     theta.segment(layout.log_relevances(), layout.n_relevances()).array().exp());
 }
 
 LikelihoodEvaluator::LikelihoodEvaluator(const IntMatrix& h, const Matrix& x, const Vector& y, bool categorical_relevance)
-    : x_(x), y_(y), n_relevances_(categorical_relevance ? h.cols() : 0) {
+    : x_(x), y_(y), layout_(x.cols(), categorical_relevance ? h.cols() : 0) {
   validate_points(h, x, "likelihood");
   if (categorical_relevance) {
     agreements_ = agreement_matrices(h);
@@ -37,9 +35,9 @@ LikelihoodEvaluator::LikelihoodEvaluator(const IntMatrix& h, const Matrix& x, co
 }
 
 double LikelihoodEvaluator::negative_log_likelihood(const Vector& theta, Vector& gradient) const {
-  const Eigen::Index n = x_.rows(), d = x_.cols();
+  const Eigen::Index n = x_.rows();
   double noise = 0.0;
-  const MixedKernel kernel = kernel_of_theta(theta, d, n_relevances_, noise);
+  const MixedKernel kernel = kernel_of_theta(theta, layout_, noise);
   const Matrix k_h = kernel.weighted() ? kernel.overlap(agreements_, n) : k_h_;
   const TrainingBlocks blocks = kernel.training_blocks(k_h, x_);
   Matrix k = blocks.signal;
@@ -53,12 +51,8 @@ double LikelihoodEvaluator::negative_log_likelihood(const Vector& theta, Vector&
   // d nll / d theta_p = 1/2 tr(W dK/dtheta_p), W = K^-1 - alpha alpha^T.
   Matrix w = inverse_from_cholesky(lower);
   w.noalias() -= alpha * alpha.transpose();
-  const Vector kernel_gradient = kernel.trace_gradient(w, k_h, blocks, agreements_);
-  gradient.resize(n_params());
-  gradient.head(d + 1) = kernel_gradient.head(d + 1);  // log lengthscales, log variance
-  gradient(d + 1) = 0.5 * noise * w.trace();
-  gradient(d + 2) = kernel_gradient(d + 1);  // lambda
-  gradient.tail(n_relevances_) = kernel_gradient.tail(n_relevances_);  // log relevances
+  gradient = kernel.trace_gradient(w, k_h, blocks, agreements_);  // theta's layout, the log noise entry 0
+  gradient(layout_.log_noise()) = 0.5 * noise * w.trace();
   return nll;
 }
 

@@ -3,10 +3,7 @@
 // The kernel supplies its own part of the gradient (MixedKernel::trace_gradient); this file adds
 // the noise and the data fit.
 //
-// Hyperparameter vector theta (the layout the Python fit uses):
-//   [log l_1 .. log l_d, log variance, log noise, lambda(, log r_1 .. log r_k)]
-// Lengthscales, variance and noise in log space, lambda as it is (bounded to [0, 1]); with the
-// categorical relevance on, the k log relevances of the categorical variables last.
+// Its argument is the hyperparameter vector theta of hyperparameter_layout.hpp.
 #pragma once
 
 #include "kernel.hpp"
@@ -23,17 +20,19 @@ class LikelihoodEvaluator {
   // NumericalError when K + noise I cannot be factorised.
   double negative_log_likelihood(const Vector& theta, Vector& gradient) const;
 
-  Eigen::Index n_params() const { return x_.cols() + 3 + n_relevances_; }
+  const HyperparameterLayout& layout() const { return layout_; }
+  Eigen::Index n_params() const { return layout_.size(); }
 
  private:
   Matrix x_;
   Vector y_;
-  Eigen::Index n_relevances_ = 0;
+  HyperparameterLayout layout_;
   Matrix k_h_;                      // equal weights: fixed by the data, computed once
   std::vector<Matrix> agreements_;  // relevances: the per-variable pieces of k_h
 };
 
-// The kernel and the noise variance of a theta vector with n_relevances log relevances last.
-MixedKernel kernel_of_theta(const Vector& theta, Eigen::Index n_numeric, Eigen::Index n_relevances, double& noise);
+// The kernel and the noise variance of a theta of the given layout (lambda clipped to [0, 1]).
+// Throws std::invalid_argument on a theta of another size or with NaN or inf.
+MixedKernel kernel_of_theta(const Vector& theta, const HyperparameterLayout& layout, double& noise);
 
 }  // namespace vpbo

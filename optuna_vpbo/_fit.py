@@ -16,12 +16,16 @@ from collections.abc import Callable
 from typing import NamedTuple, Protocol
 
 import numpy as np
+import optuna
 import scipy.optimize
 
 from optuna_vpbo import _core
+from optuna_vpbo._hyperparameters import HyperparameterLayout, hyperparameter_layout
 from optuna_vpbo._priors import NegativeLogPrior, negative_log_prior
 from optuna_vpbo._subsets import training_subset
 from optuna_vpbo._output_transforms import FittedTransform, OutputTransform
+
+_logger = optuna.logging.get_logger(__name__)
 
 # Bounds on targets standardised to zero mean and unit variance, and x in [0, 1]^d.
 LENGTHSCALE_BOUNDS = (1e-2, 20.0)
@@ -68,21 +72,39 @@ class GPHyperparameters:
         )
 
     @classmethod
-    def from_theta(cls, theta: np.ndarray, n_relevances: int = 0) -> GPHyperparameters:
-        """The inverse of ``to_theta``; its last ``n_relevances`` entries are log relevances."""
-        d = len(theta) - 3 - n_relevances
-        lam = float(np.clip(theta[d + 2], *LAMBDA_BOUNDS))
-        return cls(np.exp(theta[:d]), float(math.exp(theta[d])), float(math.exp(theta[d + 1])), lam, np.exp(theta[d + 3 :]))
+    def from_theta(cls, theta: np.ndarray, layout: HyperparameterLayout) -> GPHyperparameters:
+        """The inverse of ``to_theta`` for a theta of ``layout`` (lambda clipped to its bounds)."""
+        if len(theta) != layout.size:
+            raise ValueError(
+                f"theta must have {layout.size} entries ({layout.n_numeric} lengthscales, {layout.n_relevances} "
+                f"relevances), got {len(theta)}."
+            )
+        return cls(
+            np.exp(theta[layout.log_lengthscales]),
+            float(math.exp(theta[layout.log_variance])),
+            float(math.exp(theta[layout.log_noise])),
+            float(np.clip(theta[layout.lam], *LAMBDA_BOUNDS)),
+            np.exp(theta[layout.log_relevances]),
+        )
 
     @property
     def n_relevances(self) -> int:
         return len(self.relevances)
 
+    @property
+    def layout(self) -> HyperparameterLayout:
+        return hyperparameter_layout(len(self.lengthscales), self.n_relevances)
+
     def to_theta(self) -> np.ndarray:
-        """The vector of the native likelihood (``native/likelihood.hpp``)."""
-        return np.concatenate(
-            [np.log(self.lengthscales), [math.log(self.variance), math.log(self.noise), self.lam], np.log(self.relevances)]
-        )
+        """The vector of the native likelihood, in this model's ``layout``."""
+        layout = self.layout
+        theta = np.empty(layout.size)
+        theta[layout.log_lengthscales] = np.log(self.lengthscales)
+        theta[layout.log_variance] = math.log(self.variance)
+        theta[layout.log_noise] = math.log(self.noise)
+        theta[layout.lam] = self.lam
+        theta[layout.log_relevances] = np.log(self.relevances)
+        return theta
 
     def fits(self, n_numeric: int, n_relevances: int) -> bool:
         """Whether these hyperparameters have the shape of a model with these dimensions."""
@@ -109,22 +131,21 @@ def grouped_by_level(h: np.ndarray) -> np.ndarray:
 
 
 def theta_bounds(
-    n_numeric: int,
+    layout: HyperparameterLayout,
     lam_bounds: tuple[float, float] = LAMBDA_BOUNDS,
     variance_bounds: tuple[float, float] = VARIANCE_BOUNDS,
-    n_relevances: int = 0,
 ) -> list[tuple[float, float]]:
-    log_ls = (math.log(LENGTHSCALE_BOUNDS[0]), math.log(LENGTHSCALE_BOUNDS[1]))
-    log_relevance = (math.log(RELEVANCE_BOUNDS[0]), math.log(RELEVANCE_BOUNDS[1]))
-    return (
-        [log_ls] * n_numeric
-        + [
-            (math.log(variance_bounds[0]), math.log(variance_bounds[1])),
-            (math.log(NOISE_BOUNDS[0]), math.log(NOISE_BOUNDS[1])),
-            lam_bounds,
-        ]
-        + [log_relevance] * n_relevances
-    )
+    """L-BFGS-B's bounds on each entry of a theta of ``layout``."""
+    def logs(pair: tuple[float, float]) -> tuple[float, float]:
+        return math.log(pair[0]), math.log(pair[1])
+
+    bounds = np.empty((layout.size, 2))
+    bounds[layout.log_lengthscales] = logs(LENGTHSCALE_BOUNDS)
+    bounds[layout.log_variance] = logs(variance_bounds)
+    bounds[layout.log_noise] = logs(NOISE_BOUNDS)
+    bounds[layout.lam] = lam_bounds
+    bounds[layout.log_relevances] = logs(RELEVANCE_BOUNDS)
+    return [(float(low), float(high)) for low, high in bounds]
 
 
 def fit_hyperparameters(
@@ -145,24 +166,27 @@ def fit_hyperparameters(
 
     The first run starts from ``warm_start`` (the previous fit) or the defaults; the others from
     points drawn uniformly in the log-bounds. A start whose likelihood cannot be evaluated (a
-    NumericalError) is skipped; if every start fails, the first start point is returned.
+    NumericalError) is skipped; if every start fails, the first start point is returned and a
+    warning says why.
     ``lam_bounds`` (a sub-interval of [0, 1]) and ``variance_bounds`` bound lambda and the output
     variance; equal bounds fix them, as CoCaBO fixes the variance at 1 and optionally the mix at
     0.5; lambda = 1 with no categorical column gives a plain Matern GP. With
     ``categorical_relevance`` each categorical variable gets a relevance too; a warm start of
     another shape is not used.
     """
-    n_numeric, n_relevances = x.shape[1], h.shape[1] if categorical_relevance else 0
-    bounds = theta_bounds(n_numeric, lam_bounds, variance_bounds, n_relevances)
+    layout = hyperparameter_layout(x.shape[1], h.shape[1] if categorical_relevance else 0)
+    bounds = theta_bounds(layout, lam_bounds, variance_bounds)
     lows, highs = np.array(bounds).T
-    if warm_start is None or not warm_start.fits(n_numeric, n_relevances):
-        warm_start = GPHyperparameters.default(n_numeric, n_relevances)
+    warm_fitted = warm_start is not None and warm_start.layout == layout
+    if warm_start is None or not warm_fitted:
+        warm_start = GPHyperparameters.default(layout.n_numeric, layout.n_relevances)
     starts = [np.clip(warm_start.to_theta(), lows, highs)]
     starts += [rng.uniform(lows, highs) for _ in range(max(0, n_restarts - 1))]
     likelihood = _core.LikelihoodEvaluator(h, x, y, categorical_relevance)
-    evaluator = _posterior_objective(likelihood, negative_log_prior(prior), n_numeric)
+    evaluator = _posterior_objective(likelihood, negative_log_prior(prior), layout)
 
     best_theta, best_value = starts[0], math.inf
+    failures: list[str] = []
     for start in starts:
         try:
             result = scipy.optimize.minimize(
@@ -173,21 +197,30 @@ def fit_hyperparameters(
                 bounds=bounds,
                 options={"maxiter": MAX_LBFGS_ITERATIONS},
             )
-        except _core.NumericalError:
-            continue  # this start reached hyperparameters whose kernel matrix cannot be factorised
-        if np.isfinite(result.fun) and result.fun < best_value:
+        except _core.NumericalError as error:
+            failures.append(str(error))  # hyperparameters whose kernel matrix cannot be factorised
+            continue
+        if not np.isfinite(result.fun):
+            failures.append(f"the objective reached {result.fun}")
+        elif result.fun < best_value:
             best_theta, best_value = result.x, float(result.fun)
-    return GPHyperparameters.from_theta(np.clip(best_theta, lows, highs), n_relevances)
+    if not math.isfinite(best_value):
+        _logger.warning(
+            f"Every one of the {len(starts)} start(s) of the GP hyperparameter fit on {len(y)} observations failed "
+            f"(first reason: {failures[0] if failures else 'none reported'}); the model keeps its "
+            f"{'previous' if warm_fitted else 'default'} hyperparameters."
+        )
+    return GPHyperparameters.from_theta(np.clip(best_theta, lows, highs), layout)
 
 
 def _posterior_objective(
-    likelihood: Callable[[np.ndarray], tuple[float, np.ndarray]], prior: NegativeLogPrior, n_numeric: int
+    likelihood: Callable[[np.ndarray], tuple[float, np.ndarray]], prior: NegativeLogPrior, layout: HyperparameterLayout
 ) -> Callable[[np.ndarray], tuple[float, np.ndarray]]:
     """-log likelihood - log prior of theta, and its gradient."""
 
     def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
         value, gradient = likelihood(theta)
-        prior_value, prior_gradient = prior(theta, n_numeric)
+        prior_value, prior_gradient = prior(theta, layout)
         return value + prior_value, np.asarray(gradient) + prior_gradient
 
     return objective

@@ -23,7 +23,7 @@ import scipy.special
 import scipy.stats
 from optuna.study import StudyDirection
 
-from optuna_vpbo._targets import finite_values
+from optuna_vpbo._targets import finite_values, unit_scaled
 
 OUTPUT_TRANSFORMS = ("standardize", "yeo-johnson", "copula")
 
@@ -48,7 +48,9 @@ class OutputTransform(abc.ABC):
 
 
 def standardize(y: np.ndarray) -> np.ndarray:
-    """Zero mean and unit (population) standard deviation; a constant stays centred at 0."""
+    """Zero mean and unit (population) standard deviation; a constant stays centred at 0. Values
+    near the float limit are scaled first (``unit_scaled``: exact, the same result otherwise)."""
+    y = unit_scaled(y)
     spread = y.std()
     return (y - y.mean()) / (spread if spread > 0 else 1.0)
 
@@ -131,19 +133,24 @@ class FittedConstraintStandardize(FittedTransform):
     """Constraint values standardised; ``threshold`` maps the feasibility bound 0 alike."""
 
     def __call__(self, values: np.ndarray) -> np.ndarray:
-        center, scale = self._location_scale(values)
-        return (finite_values(values) - center) / scale
+        g = _finite_constraint_values(values)
+        center, scale = self._location_scale(g)
+        return (g - center) / scale
 
     def threshold(self, values: np.ndarray) -> float:
         """The image of the bound 0 under the standardisation of ``values``."""
-        center, scale = self._location_scale(values)
+        center, scale = self._location_scale(_finite_constraint_values(values))
         return float(-center / scale)
 
     @staticmethod
-    def _location_scale(values: np.ndarray) -> tuple[float, float]:
-        g = finite_values(values)
+    def _location_scale(g: np.ndarray) -> tuple[float, float]:
         spread = g.std()
         return g.mean(), (spread if spread > 0 else 1.0)
+
+
+def _finite_constraint_values(values: np.ndarray) -> np.ndarray:
+    """Finite constraint values, scaled by a power of two (``unit_scaled``; the bound 0 stays 0)."""
+    return unit_scaled(finite_values(values, kind="constraint"))
 
 
 class ConstraintStandardize(OutputTransform):

@@ -14,9 +14,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 import numpy as np
+import optuna
 from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
+from optuna_vpbo._once import FirstTime
 from optuna_vpbo._optuna_compat import get_trials, set_trial_system_attr
 
 # Running trials publish their suggestion under this system-attribute prefix.
@@ -27,6 +29,10 @@ SYSTEM_ATTR_MAX_LENGTH = 2045
 MAX_RESERVE_ROUNDS = 8
 
 Params = dict[str, Any]
+
+_logger = optuna.logging.get_logger(__name__)
+# Running trials left out of the pending points, already logged (and why).
+_LEFT_OUT_REPORTED = FirstTime()
 
 
 class Encoder(Protocol):
@@ -71,11 +77,11 @@ def in_flight_params(trial: FrozenTrial) -> Params:
     return {**(published_params(trial) or {}), **trial.params}
 
 
-def other_running_params(trials: Iterable[FrozenTrial], current: FrozenTrial) -> Iterator[Params]:
-    """The in-flight parameters of every running trial other than ``current``."""
+def other_running_trials(trials: Iterable[FrozenTrial], current: FrozenTrial) -> Iterator[FrozenTrial]:
+    """Every running trial other than ``current``."""
     for t in trials:
         if t.state == TrialState.RUNNING and t.number != current.number:
-            yield in_flight_params(t)
+            yield t
 
 
 def pending_points(
@@ -87,16 +93,28 @@ def pending_points(
     """Encoded points (h int32, x float64) of the other running trials whose in-flight parameters
     ``select`` maps to encodable ones (``TreeEncoder.active_params``: the parameters of the
     leaf they complete, or None), empty arrays when there are none. Values the encoder
-    rejects (another search space's) are not pending points of this one."""
+    rejects (another search space's) are not pending points of this one. Each trial left out
+    is logged once: at debug level without a leaf (often a trial still being suggested), as a
+    warning with the encoder's reason when its leaf's values cannot be encoded."""
     rows = [encoder.encode([])]
-    for params in other_running_params(trials, current):
+    for trial in other_running_trials(trials, current):
+        params = in_flight_params(trial)
         selected = select(params)
         if selected is None:
+            if _LEFT_OUT_REPORTED.first((trial.number, trial.datetime_start, "no leaf")):
+                _logger.debug(
+                    f"Running Trial#{trial.number} is not a pending point of this search space: its parameters "
+                    f"{params} lack one of its leaves' parameters (still being suggested) or hold a value outside it."
+                )
             continue
         try:
             rows.append(encoder.encode([selected]))
-        except (ValueError, KeyError, TypeError):
-            continue
+        except (ValueError, KeyError, TypeError) as error:
+            if _LEFT_OUT_REPORTED.first((trial.number, trial.datetime_start, "encoding")):
+                _logger.warning(
+                    f"Running Trial#{trial.number} is left out of the GP's pending points: its parameters "
+                    f"{selected} cannot be encoded in this search space ({type(error).__name__}: {error})."
+                )
     return np.vstack([h for h, _ in rows]).astype(np.int32), np.vstack([x for _, x in rows])
 
 

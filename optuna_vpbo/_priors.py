@@ -3,9 +3,9 @@ instead of the likelihood alone.
 
 With a few dozen points, plain maximum likelihood (the VPBO paper, following CoCaBO) often puts
 lengthscales at their bounds and the noise at its floor, and the value proposals then follow a
-degenerate model (docs/decisions.md, "Hyperparameter priors"). Two priors, on the fit's
-coordinates theta = (log lengthscales (d), log variance, log noise, lambda, ...), x in [0, 1]^d and
-standardised targets:
+degenerate model (docs/decisions.md, "Hyperparameter priors"). Two priors, on the named blocks
+of the fit's coordinates theta (``_hyperparameters``: log lengthscales, log variance, log noise,
+lambda, log relevances), x in [0, 1]^d and standardised targets:
 
 - ``"gpsampler"``: the priors of Optuna's GPSampler (``optuna/_gp/prior.py``): on each inverse
   squared lengthscale t = 1 / l^2 the density exp(-(0.1 / t + 0.1 t)) (mode at l = 1, heavy
@@ -14,7 +14,8 @@ standardised targets:
   performs great in high dimensions" (BoTorch's default): LogNormal(sqrt(2) + log(d) / 2, sqrt(3))
   on each lengthscale, LogNormal(-4, 1) on the noise variance, none on the variance.
 
-Each returns -log p(theta) up to a constant and its gradient in theta; lambda has no prior.
+Each returns -log p(theta) up to a constant and its gradient in theta; lambda and the relevances
+have no prior.
 """
 
 from __future__ import annotations
@@ -24,36 +25,53 @@ from collections.abc import Callable
 
 import numpy as np
 
+from optuna_vpbo._hyperparameters import HyperparameterLayout
+
 PRIORS = ("none", "gpsampler", "dimension-scaled")
+# Bumped with any change of a prior's density: stored fits of another version are refitted.
+PRIORS_VERSION = 1
 
-# (-log p, gradient) of theta for a model with d numeric dimensions.
-NegativeLogPrior = Callable[[np.ndarray, int], tuple[float, np.ndarray]]
+# (-log p, gradient) of a theta of the given layout.
+NegativeLogPrior = Callable[[np.ndarray, HyperparameterLayout], tuple[float, np.ndarray]]
 
 
-def _gpsampler(theta: np.ndarray, d: int) -> tuple[float, np.ndarray]:
+def _gamma_on_log(w: float, shape: float, rate: float) -> tuple[float, float]:
+    """Gamma(shape, rate) on v = exp(w), as a function of w: -log p = -(a - 1) w + b exp(w) (up
+    to a constant) and its derivative in w."""
+    return -(shape - 1.0) * w + rate * math.exp(w), -(shape - 1.0) + rate * math.exp(w)
+
+
+def _gpsampler(theta: np.ndarray, layout: HyperparameterLayout) -> tuple[float, np.ndarray]:
     gradient = np.zeros_like(theta)
-    up, down = np.exp(2.0 * theta[:d]), np.exp(-2.0 * theta[:d])  # l^2 and 1 / l^2
+    log_lengthscales = theta[layout.log_lengthscales]
+    up, down = np.exp(2.0 * log_lengthscales), np.exp(-2.0 * log_lengthscales)  # l^2 and 1 / l^2
     value = float(0.1 * (up + down).sum())
-    gradient[:d] = 0.2 * (up - down)
-    # Gamma(a, b) on v = exp(w): -log p = -(a - 1) w + b exp(w).
-    for index, (shape, rate) in ((d, (2.0, 1.0)), (d + 1, (1.1, 30.0))):
-        value += -(shape - 1.0) * theta[index] + rate * math.exp(theta[index])
-        gradient[index] = -(shape - 1.0) + rate * math.exp(theta[index])
+    gradient[layout.log_lengthscales] = 0.2 * (up - down)
+    for index, (shape, rate) in ((layout.log_variance, (2.0, 1.0)), (layout.log_noise, (1.1, 30.0))):
+        block_value, gradient[index] = _gamma_on_log(theta[index], shape, rate)
+        value += block_value
     return value, gradient
 
 
-def _dimension_scaled(theta: np.ndarray, d: int) -> tuple[float, np.ndarray]:
+def _log_normal_on_log(u: np.ndarray, mu: float, sigma: float) -> tuple[float, np.ndarray]:
+    """LogNormal(mu, sigma) on l = exp(u), as a function of u: -log p = (u - mu)^2 / (2 sigma^2)
+    + u (up to a constant) and its derivative in u."""
+    return float(((u - mu) ** 2 / (2.0 * sigma**2) + u).sum()), (u - mu) / sigma**2 + 1.0
+
+
+def _dimension_scaled(theta: np.ndarray, layout: HyperparameterLayout) -> tuple[float, np.ndarray]:
     gradient = np.zeros_like(theta)
-    # LogNormal(mu, sigma) on l = exp(u): -log p = (u - mu)^2 / (2 sigma^2) + u.
     value = 0.0
-    for index, mu, sigma in ((slice(0, d), math.sqrt(2.0) + 0.5 * math.log(max(d, 1)), math.sqrt(3.0)), (slice(d + 1, d + 2), -4.0, 1.0)):
-        u = theta[index]
-        value += float(((u - mu) ** 2 / (2.0 * sigma**2) + u).sum())
-        gradient[index] = (u - mu) / sigma**2 + 1.0
+    lengthscale_mu = math.sqrt(2.0) + 0.5 * math.log(max(layout.n_numeric, 1))
+    # The noise's block as a slice of one entry: the same arithmetic as the lengthscales'.
+    noise = slice(layout.log_noise, layout.log_noise + 1)
+    for block, mu, sigma in ((layout.log_lengthscales, lengthscale_mu, math.sqrt(3.0)), (noise, -4.0, 1.0)):
+        block_value, gradient[block] = _log_normal_on_log(theta[block], mu, sigma)
+        value += block_value
     return value, gradient
 
 
-def _none(theta: np.ndarray, d: int) -> tuple[float, np.ndarray]:
+def _none(theta: np.ndarray, layout: HyperparameterLayout) -> tuple[float, np.ndarray]:
     return 0.0, np.zeros_like(theta)
 
 

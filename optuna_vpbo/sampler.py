@@ -9,13 +9,12 @@ from typing import Any
 
 import numpy as np
 import optuna
-import threadpoolctl
 from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler, RandomSampler
 from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
-from optuna_vpbo import _core, _optuna_compat, _pending
+from optuna_vpbo import _blas_threads, _core, _optuna_compat, _pending
 from optuna_vpbo._diagnostics import record_diagnostics
 from optuna_vpbo._pipeline import TrialPipeline
 from optuna_vpbo._search_tree import infer_search_tree
@@ -23,7 +22,6 @@ from optuna_vpbo._settings import PRESETS, VPBOSettings
 from optuna_vpbo._trial_states import mark_objective_failure
 
 _logger = optuna.logging.get_logger(__name__)
-THREADPOOLS = threadpoolctl.ThreadpoolController()
 # What the model honestly cannot do (a kernel matrix that cannot be factorised): the trial then
 # goes to the independent sampler. Anything else is a bug and surfaces.
 MODEL_FAILURES = (_core.NumericalError, np.linalg.LinAlgError)
@@ -194,8 +192,9 @@ class VPBOSampler(BaseSampler):
             self._record(study, trial, {"phase": "random"})
             return {}
         # One BLAS thread: the native core is single-threaded by design, and SciPy's L-BFGS-B with
-        # a multi-threaded OpenBLAS spins and slows down badly on a busy machine.
-        with self._lock, THREADPOOLS.limit(limits=1, user_api="blas"):
+        # a multi-threaded OpenBLAS spins and slows down badly on a busy machine. Process-wide,
+        # reference-counted over every sampler of the process (``_blas_threads``).
+        with self._lock, _blas_threads.one_blas_thread():
             try:
                 suggestion = self._pipeline.suggest(study, trial, search_space, self._base_seed)
             except MODEL_FAILURES as error:

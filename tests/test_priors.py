@@ -10,6 +10,7 @@ import pytest
 import scipy.stats
 
 from optuna_vpbo._fit import fit_hyperparameters
+from optuna_vpbo._hyperparameters import hyperparameter_layout
 from optuna_vpbo._priors import PRIORS, negative_log_prior
 
 
@@ -22,10 +23,10 @@ def test_gradient_matches_central_differences(name: str) -> None:
     rng = np.random.default_rng(1)
     prior = negative_log_prior(name)
     for d in (1, 4):
-        theta = _theta(d, rng)
-        _, gradient = prior(theta, d)
+        theta, layout = _theta(d, rng), hyperparameter_layout(d)
+        _, gradient = prior(theta, layout)
         step = 1e-6
-        numeric = [(prior(theta + step * e, d)[0] - prior(theta - step * e, d)[0]) / (2 * step) for e in np.eye(len(theta))]
+        numeric = [(prior(theta + step * e, layout)[0] - prior(theta - step * e, layout)[0]) / (2 * step) for e in np.eye(len(theta))]
         np.testing.assert_allclose(gradient, numeric, rtol=1e-6, atol=1e-6)
         assert gradient[d + 2] == 0.0  # no prior on lambda
 
@@ -41,7 +42,7 @@ def test_dimension_scaled_prior_is_scipys_lognormal_up_to_a_constant() -> None:
 
     rng = np.random.default_rng(2)
     a, b = _theta(d, rng), _theta(d, rng)
-    assert prior(a, d)[0] - prior(b, d)[0] == pytest.approx(reference(a) - reference(b), rel=1e-9)
+    assert prior(a, hyperparameter_layout(d))[0] - prior(b, hyperparameter_layout(d))[0] == pytest.approx(reference(a) - reference(b), rel=1e-9)
 
 
 def test_gpsampler_prior_matches_gamma_densities_up_to_a_constant() -> None:
@@ -56,7 +57,7 @@ def test_gpsampler_prior_matches_gamma_densities_up_to_a_constant() -> None:
 
     rng = np.random.default_rng(3)
     a, b = _theta(d, rng), _theta(d, rng)
-    assert prior(a, d)[0] - prior(b, d)[0] == pytest.approx(reference(a) - reference(b), rel=1e-9)
+    assert prior(a, hyperparameter_layout(d))[0] - prior(b, hyperparameter_layout(d))[0] == pytest.approx(reference(a) - reference(b), rel=1e-9)
 
 
 def test_unknown_prior_is_a_clear_error() -> None:

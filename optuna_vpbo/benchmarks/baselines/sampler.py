@@ -19,11 +19,12 @@ from optuna.samplers import BaseSampler
 from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
+from optuna_vpbo._blas_threads import one_blas_thread
 from optuna_vpbo._output_transforms import Standardize
 from optuna_vpbo._targets import finite_values
 from optuna_vpbo.benchmarks.baselines.strategy import Observations, Strategy
 from optuna_vpbo.benchmarks.intersection_sampler import IntersectionSpaceSampler, search_space_key
-from optuna_vpbo.sampler import THREADPOOLS, seed_entropy
+from optuna_vpbo.sampler import seed_entropy
 from optuna_vpbo.search_space import MixedSpaceEncoder
 
 
@@ -72,7 +73,7 @@ class GPBanditSampler(IntersectionSpaceSampler):
         if not search_space or study._is_multi_objective():
             return {}
         # One BLAS thread, as in VPBOSampler: the native core is single-threaded by design.
-        with self._lock, THREADPOOLS.limit(limits=1, user_api="blas"):
+        with self._lock, one_blas_thread():
             data, encoder = observations(study, search_space)
             rng = np.random.default_rng([self._base_seed, trial.number])
             point = self.strategy.startup_point(data, rng)
