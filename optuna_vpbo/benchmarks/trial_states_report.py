@@ -112,15 +112,17 @@ def _difference_cell(ours: Mapping[int, float], theirs: Mapping[int, float]) -> 
     return (f"{mean:+.3g}" if math.isnan(se) else f"{mean:+.3g} ± {se:.2g}") + f" (n={n})"
 
 
-def collect(out_dir: Path, problems: Sequence[str], samplers: Sequence[str] | None, max_seeds: int | None) -> dict[str, dict[str, list[Record]]]:
+def collect(
+    out_dir: Path, problems: Sequence[str], samplers: Sequence[str] | None, max_seeds: int | None, reference: str = REFERENCE,
+) -> dict[str, dict[str, list[Record]]]:
     """{problem: {sampler: runs sorted by seed}} of the stored runs, in the order of ``samplers``
-    (default: every stored sampler)."""
+    (default: every stored sampler, the reference first)."""
     collected = {}
     for name in problems:
         stored = {
             s: [r for r in runs if max_seeds is None or r["seed"] < max_seeds] for s, runs in load_problem(out_dir, name).items()
         }
-        order = samplers if samplers is not None else list(stored)
+        order = samplers if samplers is not None else sorted(stored, key=lambda s: (s != reference, s))
         collected[name] = {s: stored[s] for s in order if stored.get(s)}
     return collected
 
@@ -271,7 +273,7 @@ def main(args: argparse.Namespace) -> list[str]:
         problems = [p for p in HALVES[half] if args.problems is None or p in args.problems]
         for name in args.problems or []:
             get_trial_state_problem(name)
-        collected = collect(args.out, problems, args.samplers, args.seeds)
+        collected = collect(args.out, problems, args.samplers, args.seeds, args.reference)
         path = args.out / REPORT_FILES[half]
         texts.append(write_report(path, collected, half, args.checkpoints, args.reference, args.compute_peer,
                                   args.compute_trial, args.design_trials, command))
