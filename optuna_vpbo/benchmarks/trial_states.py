@@ -295,7 +295,7 @@ def logreg_invalid_objective() -> Objective:
             dual=trial.suggest_categorical("dual", [False, True]),
             C=trial.suggest_float("C", 1e-4, 1e4, log=True),
             l1_ratio=trial.suggest_float("l1_ratio", 0.0, 1.0) if penalty == "elasticnet" else None,
-            max_iter=200,
+            max_iter=200, random_state=DATA_SEED,  # sag, saga and liblinear shuffle
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # ConvergenceWarning; the deprecation of penalty (sklearn 1.8)
