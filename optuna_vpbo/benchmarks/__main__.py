@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from optuna_vpbo import VPBOSampler
-from optuna_vpbo.benchmarks import catalogue, doc_tables, overhead, suite_report
+from optuna_vpbo.benchmarks import catalogue, doc_tables, overhead, suite_report, trial_states
 from optuna_vpbo.benchmarks.hypervolume import hypervolume_table
 from optuna_vpbo.benchmarks.oracle import ORACLE
 from optuna_vpbo.benchmarks.plots import SMOOTH_WINDOW, write_figures
@@ -74,6 +74,7 @@ def main(argv: list[str] | None = None) -> None:
     hypervolume_parser.add_argument("--checkpoints", type=lambda s: [int(v) for v in _names(s)], default=[50, 100])
     _add_overhead_parsers(commands)
     suite_report.add_parser(commands)
+    trial_states.add_parser(commands)
     args, rest = parser.parse_known_args(argv)
     if args.command == "table":  # its own parser: `docs` reads the same arguments from the pages
         print(doc_tables.render_table(rest))
@@ -89,6 +90,8 @@ def main(argv: list[str] | None = None) -> None:
         docs(args)
     elif args.command == "suite-report":
         suite_report.main(args)
+    elif args.command == "trial-states":
+        trial_states.main(args)
     elif args.command == "run":
         run(args.problems, args.samplers, range(args.seeds), args.trials, args.out, args.jobs, args.progress)
     elif args.command == "hypervolume":
