@@ -20,6 +20,7 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import faulthandler  # noqa: E402
+import inspect  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import multiprocessing  # noqa: E402
@@ -37,7 +38,7 @@ import optuna  # noqa: E402
 import pytest  # noqa: E402
 from optuna.trial import FrozenTrial, TrialState  # noqa: E402
 
-from optuna_vpbo import VPBOSampler  # noqa: E402
+from optuna_vpbo import VPBOSampler, VPBOSettings  # noqa: E402
 from optuna_vpbo._pending import RELATIVE_PARAMS_KEY  # noqa: E402
 
 # Small enough that a few trials reach the GP phase, fast on a shared 2-core machine.
@@ -46,8 +47,13 @@ N_STARTUP = 4
 FORK_TIMEOUT_SECONDS = 300.0
 
 def make_sampler(seed: int | None = 0, **kwargs: Any) -> VPBOSampler:
-    """A VPBOSampler with a short initial design unless told otherwise."""
+    """A VPBOSampler with a short initial design unless told otherwise. Keyword arguments that are
+    not constructor arguments are ``VPBOSettings`` fields: they go into ``settings=``."""
     kwargs.setdefault("n_startup_trials", N_STARTUP)
+    constructor = set(inspect.signature(VPBOSampler).parameters)
+    fields = {name: kwargs.pop(name) for name in list(kwargs) if name not in constructor}
+    if fields:
+        kwargs["settings"] = VPBOSettings(**fields)
     return VPBOSampler(seed=seed, **kwargs)
 
 

@@ -7,6 +7,7 @@ trials cover every phase.
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import logging
 import math
@@ -32,7 +33,8 @@ from conftest import (
     run_study,
     seeded_run,
 )
-from optuna_vpbo import VPBOSampler
+from optuna_vpbo import VPBOSampler, VPBOSettings
+from optuna_vpbo._settings import PRESETS
 
 SAMPLER_LOGGER = "optuna_vpbo.sampler"
 _WARNED_PARAM = re.compile(r"The parameter `(\w+)` in Trial#\d+ is sampled independently")
@@ -281,39 +283,86 @@ def test_initial_design_phases() -> None:
 # --- Arguments ----------------------------------------------------------------------------
 
 
+SETTINGS_ERRORS = [
+    ({"n_candidates": 0}, ValueError, "n_candidates must be a positive integer, got 0"),
+    ({"n_startup_trials": -1}, ValueError, "n_startup_trials must be a non-negative integer, got -1"),
+    ({"n_refine": 2.0}, TypeError, "n_refine must be an int, got 2.0"),
+    ({"refit_interval": 0}, ValueError, "refit_interval must be a positive integer, got 0"),
+    ({"n_restarts": 0}, ValueError, "n_restarts must be a positive integer, got 0"),
+    ({"max_enumerated_combinations": 0}, ValueError, "max_enumerated_combinations must be a positive integer"),
+    ({"search_initialization": "yes"}, TypeError, "search_initialization must be a bool"),
+    ({"n_local_candidates": -1}, ValueError, "n_local_candidates must be a non-negative integer, got -1"),
+    ({"stall_trials": 1.5}, TypeError, "stall_trials must be an int, got 1.5"),
+    ({"early_refits": 1}, TypeError, "early_refits must be a bool"),
+    ({"hyperparameter_prior": "flat"}, ValueError, "hyperparameter_prior must be one of"),
+    ({"hyperparameter_prior": None}, TypeError, "hyperparameter_prior must be a str, got None"),
+    ({"output_transform": "log"}, ValueError, "output_transform must be one of"),
+    ({"multi_objective": "nsga"}, ValueError, "multi_objective must be one of"),
+    ({"n_candiates": 200}, TypeError, "unexpected keyword argument 'n_candiates'"),
+]
+
+
+@pytest.mark.parametrize("fields, error, message", SETTINGS_ERRORS, ids=lambda v: next(iter(v)) if isinstance(v, dict) else None)
+def test_invalid_settings_raise_clear_errors(fields: dict[str, Any], error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=re.escape(message)):
+        VPBOSettings(**fields)
+    with pytest.raises(error, match=re.escape(next(iter(fields)))):  # each message names the field
+        VPBOSettings().replace(**fields)
+
+
 @pytest.mark.parametrize(
-    "kwargs, message",
+    "kwargs, error, message",
     [
-        ({"n_candidates": 0}, "n_candidates must be a positive integer, got 0"),
-        ({"preset": "nope"}, "Unknown preset 'nope'"),
-        ({"seed": "x"}, "seed must be an int or None, got 'x'"),
-        ({"seed": 1.5}, "seed must be an int or None, got 1.5"),
-        ({"n_startup_trials": -1}, "n_startup_trials must be a non-negative integer, got -1"),
-        ({"n_refine": 2.0}, "n_refine must be a non-negative integer, got 2.0"),
-        ({"refit_interval": 0}, "refit_interval must be a positive integer, got 0"),
-        ({"n_restarts": 0}, "n_restarts must be a positive integer, got 0"),
-        ({"max_enumerated_combinations": 0}, "max_enumerated_combinations must be a positive integer"),
-        ({"search_initialization": "yes"}, "search_initialization must be a bool"),
-        ({"n_local_candidates": -1}, "n_local_candidates must be a non-negative integer, got -1"),
-        ({"stall_trials": 1.5}, "stall_trials must be a non-negative integer, got 1.5"),
-        ({"early_refits": 1}, "early_refits must be a bool"),
-        ({"hyperparameter_prior": "flat"}, "hyperparameter_prior must be one of"),
+        ({"preset": "nope"}, ValueError, "Unknown preset 'nope'"),
+        ({"preset": 1}, TypeError, "preset must be a str or None, got 1"),
+        ({"seed": "x"}, TypeError, "seed must be an int or None, got 'x'"),
+        ({"seed": 1.5}, TypeError, "seed must be an int or None, got 1.5"),
+        ({"n_startup_trials": -1}, ValueError, "n_startup_trials must be a non-negative integer, got -1"),
+        ({"n_startup_trials": 2.0}, TypeError, "n_startup_trials must be an int, got 2.0"),
+        ({"record_proposals": 1}, TypeError, "record_proposals must be a bool, got 1"),
+        ({"warn_independent_sampling": None}, TypeError, "warn_independent_sampling must be a bool, got None"),
+        ({"independent_sampler": "random"}, TypeError, "independent_sampler must be an Optuna sampler or None"),
+        ({"constraints_func": [0.0]}, TypeError, "constraints_func must be callable or None"),
+        ({"settings": {"n_refine": 0}}, TypeError, "settings must be a VPBOSettings or None, got dict"),
+        ({"settings": VPBOSettings(), "preset": "paper"}, ValueError, "Give either preset='paper' or settings, not both"),
+        ({"settings": VPBOSettings(), "preset": "default"}, ValueError, "Give either preset='default' or settings"),
+        # Settings are not constructor arguments: they go through ``settings=VPBOSettings(...)``.
+        ({"n_candidates": 200}, TypeError, "unexpected keyword argument 'n_candidates'"),
     ],
-    ids=lambda v: next(iter(v)) if isinstance(v, dict) else None,
+    ids=lambda v: "-".join(v) if isinstance(v, dict) else None,
 )
-def test_invalid_arguments_raise_clear_errors(kwargs: dict[str, Any], message: str) -> None:
-    with pytest.raises(ValueError, match=re.escape(message)):
+def test_invalid_arguments_raise_clear_errors(kwargs: dict[str, Any], error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=re.escape(message)):
         VPBOSampler(**kwargs)
 
 
-def test_explicit_arguments_override_the_preset() -> None:
+def test_preset_settings_and_startup_trials_combine_as_documented() -> None:
     paper = VPBOSampler(preset="paper").settings
+    assert paper == VPBOSettings.paper() == PRESETS["paper"]
     assert (paper.n_candidates, paper.n_refine, paper.n_restarts) == (200, 0, 5)
     # The paper's algorithm: 24 initial points, Sobol candidates alone, no stall safeguard.
     assert (paper.n_startup_trials, paper.n_local_candidates, paper.stall_trials) == (24, 0, 0)
     assert (paper.early_refits, paper.hyperparameter_prior, paper.categorical_relevance) == (False, "none", False)
-    overridden = VPBOSampler(preset="paper", n_candidates=7, n_refine=1).settings
-    assert (overridden.n_candidates, overridden.n_refine, overridden.n_restarts) == (7, 1, 5)
+    assert VPBOSampler().settings == VPBOSampler(preset="default").settings == VPBOSettings()
+    # settings replace the preset; n_startup_trials replaces the size of the initial design in either.
+    changed = VPBOSampler(settings=VPBOSettings.paper().replace(n_candidates=7, n_refine=1)).settings
+    assert (changed.n_candidates, changed.n_refine, changed.n_restarts, changed.n_startup_trials) == (7, 1, 5, 24)
+    assert VPBOSampler(preset="paper", n_startup_trials=6).settings == VPBOSettings.paper().replace(n_startup_trials=6)
+    given = VPBOSettings(n_startup_trials=30, n_refine=0)
+    assert VPBOSampler(settings=given, n_startup_trials=8).settings == given.replace(n_startup_trials=8)
+    assert VPBOSampler(settings=given).settings is given
+    assert VPBOSettings.paper().replace() == VPBOSettings.paper()
+
+
+def test_the_constructor_takes_only_the_documented_keyword_arguments() -> None:
+    parameters = inspect.signature(VPBOSampler).parameters
+    assert list(parameters) == [
+        "seed", "n_startup_trials", "constraints_func", "independent_sampler",
+        "record_proposals", "preset", "settings", "warn_independent_sampling",
+    ]
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in parameters.values())
+    with pytest.raises(TypeError):
+        VPBOSampler(0)  # type: ignore[misc]
 
 
 # --- Determinism --------------------------------------------------------------------------
