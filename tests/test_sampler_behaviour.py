@@ -40,6 +40,18 @@ SAMPLER_LOGGER = "optuna_vpbo.sampler"
 _WARNED_PARAM = re.compile(r"The parameter `(\w+)` in Trial#\d+ is sampled independently")
 
 
+_WARNED_REASON = re.compile(r"The parameter `(\w+)` in Trial#(\d+) is sampled independently.*This fallback happened because (.*)\. You can suppress")
+
+
+def warned_reasons(caplog: pytest.LogCaptureFixture) -> dict[tuple[int, str], str]:
+    """(trial number, parameter) -> the reason the independent-sampling warning gave."""
+    return {
+        (int(match.group(2)), match.group(1)): match.group(3)
+        for record in caplog.records
+        if record.name == SAMPLER_LOGGER and (match := _WARNED_REASON.search(record.getMessage()))
+    }
+
+
 def warned_params(caplog: pytest.LogCaptureFixture) -> set[str]:
     """Parameters that the sampler reported as sampled by the independent sampler."""
     return {
@@ -188,6 +200,7 @@ def test_gp_suggestion_at_the_top_of_a_stepped_float_is_used() -> None:
     n_given = len(study.trials)
     trial = study.ask(space)
     study.tell(trial, -trial.params["x"])
+    assert trial.params == {"c": "a", "x": 3.4}
     assert_gp_suggestions_used(study, first=n_given)
 
 
@@ -270,6 +283,72 @@ def test_dynamic_parameter_goes_to_the_independent_sampler(warn: bool, caplog: p
         if "extra" in trial.params:
             assert 0.0 <= trial.params["extra"] <= 1.0
     assert warned_params(caplog) == ({"extra"} if warn else set())
+
+
+@pytest.mark.parametrize("directions", [["minimize"], ["minimize", "minimize"]], ids=["single", "multi"])
+def test_the_independent_sampling_warning_gives_the_real_reason(
+    directions: list[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Each cause of a fallback after the initial design (4 trials) is named, for one objective
+    and for several."""
+
+    def objective(trial: optuna.Trial) -> float | tuple[float, float]:
+        value = mixed_objective(trial)
+        if trial.number >= 6:  # a parameter added to the objective later
+            value += trial.suggest_float("late", 0.0, 1.0)
+        if trial.number % 3 == 0:  # present on a pattern no parameter explains
+            value += trial.suggest_float("every_third", 0.0, 1.0)
+        wide = 2.0 if trial.number < 8 else 3.0  # its range widens at trial 8
+        value += trial.suggest_float("ranged", -wide, wide) ** 2
+        return value if len(directions) == 1 else (value, -value)
+
+    with caplog.at_level(logging.WARNING, logger=SAMPLER_LOGGER):
+        study = run_study(objective, 13, directions=directions)
+    assert_all_complete(study, 13)
+    reasons = warned_reasons(caplog)
+    assert reasons[(6, "late")] == "no completed trial has this parameter yet"
+    assert reasons[(7, "late")] == (
+        "the parameter is in 1 of 7 completed trials, and conditional parameters are modelled from 10 completed trials on"
+    )
+    assert reasons[(12, "every_third")] == (
+        "the parameter is in 4 of 12 completed trials, and neither the values of one categorical parameter nor a "
+        "threshold on one int parameter explain when it appears"
+    )
+    # (Trial 8 takes the model's value, which the wider range contains; trial 9 on cannot.)
+    assert reasons[(9, "ranged")].startswith("its distribution in this trial, FloatDistribution(high=3.0")
+    assert "differs from that of completed trials (FloatDistribution(high=2.0" in reasons[(9, "ranged")]
+    # Parameters the model proposes are never warned about; the initial design never warns.
+    assert {name for _, name in reasons} == {"late", "every_third", "ranged"}
+    assert min(number for number, _ in reasons) >= N_STARTUP
+
+
+def test_the_warning_names_a_model_failure(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    import optuna_vpbo._proposals as proposals
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise proposals._core.NumericalError("Cholesky: simulated failure")
+
+    monkeypatch.setattr(proposals._core, "value_proposals", broken)
+    with caplog.at_level(logging.WARNING, logger=SAMPLER_LOGGER):
+        run_study(mixed_objective, N_STARTUP + 1)
+    reasons = warned_reasons(caplog)
+    assert set(reasons) == {(N_STARTUP, name) for name in ("kind", "flag", "x", "lr", "n")}
+    assert set(reasons.values()) == {"the model made no suggestion for this trial (the warning before this one names the error)"}
+    failure = [r.getMessage() for r in caplog.records if "could not propose" in r.getMessage()]
+    assert len(failure) == 1 and "simulated failure" in failure[0]
+
+
+def test_a_trial_begun_during_the_initial_design_does_not_warn(caplog: pytest.LogCaptureFixture) -> None:
+    """A trial that began before the initial design was complete is part of it, even if other
+    trials complete while it runs (many workers)."""
+    study = run_study(mixed_objective, N_STARTUP - 1)
+    early = study.ask()
+    study.optimize(mixed_objective, n_trials=1)  # the initial design completes while `early` runs
+    with caplog.at_level(logging.WARNING, logger=SAMPLER_LOGGER):
+        early.suggest_float("new", 0.0, 1.0)
+        late = study.ask()
+        late.suggest_float("new", 0.0, 1.0)
+    assert set(warned_reasons(caplog)) == {(late.number, "new")}
 
 
 def test_initial_design_phases() -> None:
