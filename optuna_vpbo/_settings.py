@@ -1,8 +1,9 @@
-"""Every setting of the algorithm, validated, and the named presets."""
+"""The algorithm's settings (``VPBOSampler(settings=...)``), validated, and the named presets."""
 
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from optuna_vpbo._output_transforms import validate_output_transform
 from optuna_vpbo._priors import negative_log_prior
@@ -13,7 +14,78 @@ MULTI_OBJECTIVE_METHODS = ("ehvi", "parego")
 
 @dataclasses.dataclass(frozen=True)
 class VPBOSettings:
-    """Every setting of the algorithm; see ``VPBOSampler`` for their meaning."""
+    """The settings of the algorithm, given as ``VPBOSampler(settings=VPBOSettings(...))``.
+
+    ``VPBOSettings()`` holds the defaults (chosen on the tuning half of the broad suite:
+    docs/decisions.md, "Robust defaults"); ``VPBOSettings.paper()`` the paper's algorithm (Zuo et
+    al., sec. 5). Change some fields of either with ``replace``, e.g.
+    ``VPBOSettings.paper().replace(n_refine=3)``. Every field is checked when the object is made:
+    a value of the wrong type raises TypeError, a value out of range or an unknown name
+    ValueError. Fields marked *opt-in* are switches the measurements did not adopt as defaults;
+    they stay for ablations and for the cases the docs name.
+
+    Attributes:
+        n_startup_trials: Size of the initial design: value proposals start once this many trials
+            are finished (complete, and pruned or failed unless ``pruned_trials`` /
+            ``failed_trials`` ignore them). Its first ``n_startup_trials // 2`` trials (all of them without
+            ``search_initialization``) come from the independent sampler. The constructor's
+            ``n_startup_trials``, when given, replaces this value.
+        search_initialization: Choose the numeric part of the second half of the initial design by
+            Max-value Entropy Search on a random combination; False: the whole initial design is
+            random.
+        n_candidates: Scrambled Sobol numeric candidates drawn per trial and shared by all
+            combinations: a combination's value proposal is the best acquisition value among them.
+        n_local_candidates: Opt-in: further shared candidates, Gaussian steps (1 % to 20 % of
+            each range) around the 4 best observed points (the Pareto front's with log EHVI).
+        n_refine: L-BFGS-B refinement of the numeric point of the chosen combination (0: none).
+            With one objective (and with ParEGO) up to ``n_refine`` runs: from the best candidate
+            and from up to ``n_refine - 1`` observed points of that combination, best first. With
+            log EHVI any positive value gives up to 17 runs: from the best candidate and from up to
+            16 of the combination's points on the observed Pareto front.
+        refit_interval: Refit the GP hyperparameters every this many complete trials; beyond 300
+            trials once the data grew by 5 % since the last fit, and at least this many apart.
+        early_refits: While n / 10 is below ``refit_interval``, refit every n / 10 complete
+            trials (every trial up to 20), as fits on few points say little about later ones.
+        hyperparameter_prior: The fit maximises the likelihood times this prior:
+            ``"dimension-scaled"`` (LogNormal lengthscales scaled with the dimension, Hvarfner et
+            al. 2024), ``"none"`` (maximum likelihood, the paper's; try it when the optimum is a
+            narrow basin in a flat region) or, opt-in, ``"gpsampler"`` (Optuna GPSampler's priors).
+        stall_trials: Opt-in (0: off): once the best trial is at least this many complete trials
+            old, every odd-numbered trial proposes only among the combinations (leaves) observed
+            least, so that a branch the model wrote off early is tried again. Has no effect on
+            studies that use log EHVI (2-3 objectives).
+        n_restarts: L-BFGS-B starts per hyperparameter fit, one of them warm-started from the
+            previous fit; beyond 300 trials a refit starts from the previous fit alone.
+        max_enumerated_combinations: Up to this many categorical combinations (leaves of a
+            conditional space), every one is a candidate for a value proposal; above, a random
+            sample of this many plus the combinations of the 5 best trials and, in a flat space,
+            their one-change neighbours. A flat space's set of more than 512 combinations is
+            screened first: each is scored on 64 of the candidates, and the 128 best plus the
+            one-change neighbours of the 4 best get full value proposals. Log EHVI is used up to
+            ``min(512, max_enumerated_combinations)`` combinations.
+        output_transform: How objective values become the GP's targets: ``"yeo-johnson"``
+            (standardise, a Yeo-Johnson power transform with its exponent fitted by maximum
+            likelihood, standardise again), ``"standardize"`` (the paper's) or, opt-in,
+            ``"copula"`` (the normal quantile of each value's mid-rank).
+        multi_objective: ``"ehvi"``: a study with 2 or 3 objectives gets one GP per objective and
+            value proposals by log expected hypervolume improvement, when the space has at most
+            ``min(512, max_enumerated_combinations)`` combinations or leaves; more objectives,
+            larger spaces and the MES half of the initial design use ParEGO (a random augmented
+            Chebyshev scalarisation per trial, one GP on it). ``"parego"``: ParEGO always.
+        categorical_relevance: Opt-in: learn one relevance per categorical parameter with the GP
+            hyperparameters; the overlap kernel then weighs the parameters by their normalised
+            relevances instead of equally (the diagnostics show the weights).
+        pruned_trials: ``"impute"``: a pruned trial joins the objective GP at a pessimistic final
+            value imputed from its last intermediate value (single objective), and counts toward
+            the initial design; ``"ignore"`` (the paper's): complete trials only
+            (docs/pruning-and-failures.md).
+        failed_trials: What a trial that failed in the objective (an exception, a NaN) teaches:
+            ``"both"``: it joins the objective GP at the upper quartile of the complete values and
+            a success GP adds log P(success) to the acquisition; ``"impute"`` or ``"classify"``:
+            one of the two; ``"ignore"`` (the paper's): nothing. Failed trials count toward the
+            initial design unless ignored. Either way, a pruned or failed configuration is not
+            proposed again while the space has other points.
+    """
 
     n_startup_trials: int = 10
     search_initialization: bool = True
@@ -28,10 +100,23 @@ class VPBOSettings:
     max_enumerated_combinations: int = 4096
     output_transform: str = "yeo-johnson"
     multi_objective: str = "ehvi"
-    record_proposals: bool = False
     categorical_relevance: bool = False
     pruned_trials: str = "impute"
     failed_trials: str = "both"
+
+    @classmethod
+    def paper(cls) -> VPBOSettings:
+        """The paper's algorithm (sec. 5): 24 initial points (12 random, 12 MES), 200 candidates,
+        no refinement of x, maximum-likelihood refits every 10 trials from 5 starts, standardised
+        objective values."""
+        return PRESETS["paper"]
+
+    def replace(self, **changes: Any) -> VPBOSettings:
+        """A copy with ``changes`` (field names), validated like a new object."""
+        unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
+        if unknown:
+            raise TypeError(f"VPBOSettings has no field {', '.join(unknown)}; its fields: {', '.join(field_names())}.")
+        return dataclasses.replace(self, **changes)
 
     @property
     def n_random_startup_trials(self) -> int:
@@ -39,27 +124,35 @@ class VPBOSettings:
         return self.n_startup_trials // 2 if self.search_initialization else self.n_startup_trials
 
     def __post_init__(self) -> None:
+        for name in ("n_candidates", "refit_interval", "n_restarts", "max_enumerated_combinations"):
+            _check_int(name, getattr(self, name), minimum=1)
+        for name in ("n_startup_trials", "n_refine", "n_local_candidates", "stall_trials"):
+            _check_int(name, getattr(self, name), minimum=0)
+        for name in ("search_initialization", "early_refits", "categorical_relevance"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"{name} must be a bool, got {getattr(self, name)!r}.")
+        for name in ("hyperparameter_prior", "output_transform", "multi_objective", "pruned_trials", "failed_trials"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name} must be a str, got {getattr(self, name)!r}.")
         validate_output_transform(self.output_transform)
         negative_log_prior(self.hyperparameter_prior)
         if self.multi_objective not in MULTI_OBJECTIVE_METHODS:
             raise ValueError(
                 f"multi_objective must be one of {MULTI_OBJECTIVE_METHODS}, got {self.multi_objective!r}."
             )
-        if self.pruned_trials not in PRUNED_TRIALS:
-            raise ValueError(f"pruned_trials must be one of {PRUNED_TRIALS}, got {self.pruned_trials!r}.")
-        if self.failed_trials not in FAILED_TRIALS:
-            raise ValueError(f"failed_trials must be one of {FAILED_TRIALS}, got {self.failed_trials!r}.")
-        for name in ("n_candidates", "refit_interval", "n_restarts", "max_enumerated_combinations"):
-            _check_int(name, getattr(self, name), minimum=1)
-        for name in ("n_startup_trials", "n_refine", "n_local_candidates", "stall_trials"):
-            _check_int(name, getattr(self, name), minimum=0)
-        for name in ("search_initialization", "record_proposals", "early_refits", "categorical_relevance"):
-            if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}.")
+        for name, choices in (("pruned_trials", PRUNED_TRIALS), ("failed_trials", FAILED_TRIALS)):
+            if getattr(self, name) not in choices:
+                raise ValueError(f"{name} must be one of {choices}, got {getattr(self, name)!r}.")
+
+
+def field_names() -> list[str]:
+    return [f.name for f in dataclasses.fields(VPBOSettings)]
 
 
 def _check_int(name: str, value: object, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {value!r}.")
+    if value < minimum:
         kind = "a positive integer" if minimum == 1 else "a non-negative integer"
         raise ValueError(f"{name} must be {kind}, got {value!r}.")
 

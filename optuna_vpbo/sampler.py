@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -16,6 +15,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from optuna_vpbo import _blas_threads, _core, _optuna_compat, _pending
 from optuna_vpbo._diagnostics import record_diagnostics
+from optuna_vpbo._independent_sampling import fallback_reason
 from optuna_vpbo._pipeline import TrialPipeline
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import PRESETS, VPBOSettings
@@ -36,15 +36,17 @@ class VPBOSampler(BaseSampler):
     Expected Improvement over its numeric part; the trial takes the combination with the best
     proposal and its numeric point. Constraints (``trial.set_constraint`` or ``constraints_func``)
     get a GP each and add log P(feasible) to the acquisition. Two or three objectives get a GP
-    each and the proposals maximise log expected hypervolume improvement (``multi_objective``);
-    more objectives are scalarised by a random augmented Chebyshev weighting per trial (ParEGO).
-    Conditional (define-by-run) spaces are inferred as a search tree whose leaves take the place
-    of the combinations. The first ``n_startup_trials`` complete trials are an initial design: the
-    first half random, the second half with random categoricals and numeric values chosen by
-    Max-value Entropy Search (``search_initialization``). The GP's hyperparameters maximise the
-    marginal likelihood times a prior (``hyperparameter_prior``; by default the dimension-scaled
-    lengthscale prior of Hvarfner et al. 2024) and are refitted every trial while the data are
-    few (``early_refits``); the paper fits by maximum likelihood every 10 trials.
+    each and the proposals maximise log expected hypervolume improvement; more objectives are
+    scalarised by a random augmented Chebyshev weighting per trial (ParEGO). Conditional
+    (define-by-run) spaces are inferred as a search tree whose leaves take the place of the
+    combinations. Pruned trials join the GP at a pessimistic value imputed from their last
+    intermediate value; failed trials join it at a pessimistic value and teach a success GP whose
+    log P(success) joins the acquisition; a pruned or failed configuration is not proposed again
+    (docs/pruning-and-failures.md). The first ``n_startup_trials`` finished trials are an initial
+    design: the first half random, the second half with random categoricals and numeric values
+    chosen by Max-value Entropy Search. The GP's hyperparameters maximise the marginal likelihood times a prior (by
+    default the dimension-scaled lengthscale prior of Hvarfner et al. 2024) and are refitted every
+    trial while the data are few; the paper fits by maximum likelihood every 10 trials.
 
     Long studies (beyond 300 trials) keep the cost per trial bounded: refits every 5 % of growth
     from the previous fit on a 300-trial subset, the GP grown by the new trials between refits,
@@ -52,99 +54,55 @@ class VPBOSampler(BaseSampler):
     over the rest); the last fit is stored in the study's system attributes, so that a new
     process on the study does not fit from scratch.
 
+    The algorithm's settings are one validated object, ``VPBOSettings`` (its fields are documented
+    there), from ``settings`` or from a named ``preset``; ``n_startup_trials`` replaces the size of
+    the initial design in either.
+
     Args:
         seed: Seed of the sampler's random numbers; the same seed gives the same suggestions.
-        preset: ``"default"`` (the settings that measured best) or ``"paper"`` (the paper's exact
-            algorithm). Any argument below that is given overrides the preset.
-        n_startup_trials: Size of the initial design (paper: 24).
-        search_initialization: Choose the numeric part of the second half of the initial design
-            by MES (paper: True); if False the whole initial design is random.
-        n_candidates: Quasi-random numeric candidates shared by all combinations (paper: 200).
-        n_local_candidates: Further candidates, Gaussian steps around the best observed points,
-            shared by all combinations (paper: 0).
-        n_refine: L-BFGS-B runs refining x within the chosen combination, from its best
-            candidate and its best observed points (paper: 0).
-        stall_trials: Once the best trial is older than this many complete trials, every other
-            trial goes to the combinations observed least (0: never; paper: 0).
-        refit_interval: Refit the GP hyperparameters every this many trials (paper: 10); beyond
-            300 trials once the data grew by 5 %, and at least this many trials apart.
-        early_refits: Refit every n / 10 observations while that is fewer than
-            ``refit_interval`` (every trial up to 20 observations; paper: False).
-        hyperparameter_prior: ``"none"`` (maximum likelihood, paper), ``"gpsampler"`` (Optuna
-            GPSampler's priors) or ``"dimension-scaled"`` (Hvarfner et al. 2024): the fit
-            maximises the likelihood times this prior.
-        n_restarts: L-BFGS-B starts per hyperparameter fit, one warm-started (paper: 5); beyond
-            300 trials a refit starts from the previous fit alone.
-        max_enumerated_combinations: Above this many categorical combinations, proposals go to a
-            sample of combinations plus the neighbours of the best observed ones.
-        output_transform: ``"standardize"`` (paper), ``"yeo-johnson"`` or ``"copula"``: how
-            objective values become the GP's targets.
-        multi_objective: ``"ehvi"``: for 2 or 3 objectives, one GP per objective and value
-            proposals by log expected hypervolume improvement (more objectives and spaces of more
-            than 512 combinations fall back to ParEGO); ``"parego"``: a random augmented
-            Chebyshev scalarisation per trial and one GP on it (Knowles 2006).
-        record_proposals: Write diagnostics into each trial's user attribute ``"vpbo"`` and, with
-            optuna-dashboard installed, a Markdown note it shows: the phase that chose the trial (``random``, ``mes`` or
-            ``proposals``), the best value proposals (combination and log EI, or log EHVI), and
-            the fitted lambda, lengthscales and noise (per objective with EHVI).
-        categorical_relevance: Learn one relevance per categorical parameter with the other GP
-            hyperparameters: the overlap kernel weighs the parameters by their relevances
-            (normalised to sum to 1) instead of equally (paper: False). Opt-in; the diagnostics
-            then show the weights.
-        independent_sampler: Sampler for parameters outside the relative search space and for
-            the random part of the initial design (default: ``RandomSampler(seed)``).
-        warn_independent_sampling: Warn when a parameter falls back to the independent sampler
-            after the initial design.
+        n_startup_trials: Size of the initial design; None: the settings' value (10; paper: 24).
         constraints_func: The older way of giving constraints (values <= 0 are feasible), as in
             Optuna's samplers; constraints set with ``trial.set_constraint`` need no argument.
+        independent_sampler: Sampler for parameters outside the relative search space and for
+            the random part of the initial design (default: ``RandomSampler(seed)``).
+        record_proposals: Write diagnostics into each trial's user attribute ``"vpbo"`` and, with
+            optuna-dashboard installed, a Markdown note it shows: the phase that chose the trial
+            (``random``, ``mes`` or ``proposals``), the best value proposals (combination and log
+            EI, or log EHVI), the fitted lambda, lengthscales and noise (per objective with
+            EHVI), how many pruned and failed trials the model learnt from, and the probability
+            that the chosen point does not fail.
+        preset: ``"default"`` (the settings that measured best) or ``"paper"`` (the paper's exact
+            algorithm); None: ``"default"``, unless ``settings`` is given (then preset must be
+            None).
+        settings: Every other setting of the algorithm, a ``VPBOSettings`` (see its fields), e.g.
+            ``VPBOSettings(hyperparameter_prior="none")`` or
+            ``VPBOSettings.paper().replace(n_refine=3)``; None: the preset's.
+        warn_independent_sampling: Log a warning, with its reason, when a parameter is sampled by
+            the independent sampler after the initial design.
     """
 
     def __init__(
         self,
         *,
         seed: int | None = None,
-        preset: str = "default",
         n_startup_trials: int | None = None,
-        search_initialization: bool | None = None,
-        n_candidates: int | None = None,
-        n_local_candidates: int | None = None,
-        n_refine: int | None = None,
-        stall_trials: int | None = None,
-        refit_interval: int | None = None,
-        early_refits: bool | None = None,
-        hyperparameter_prior: str | None = None,
-        n_restarts: int | None = None,
-        max_enumerated_combinations: int | None = None,
-        output_transform: str | None = None,
-        multi_objective: str | None = None,
-        record_proposals: bool | None = None,
-        categorical_relevance: bool | None = None,
-        independent_sampler: BaseSampler | None = None,
-        warn_independent_sampling: bool = True,
         constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
+        independent_sampler: BaseSampler | None = None,
+        record_proposals: bool = False,
+        preset: str | None = None,
+        settings: VPBOSettings | None = None,
+        warn_independent_sampling: bool = True,
     ) -> None:
-        if preset not in PRESETS:
-            raise ValueError(f"Unknown preset {preset!r}; choose one of {sorted(PRESETS)}.")
-        overrides = {
-            "n_startup_trials": n_startup_trials,
-            "search_initialization": search_initialization,
-            "n_candidates": n_candidates,
-            "n_local_candidates": n_local_candidates,
-            "n_refine": n_refine,
-            "stall_trials": stall_trials,
-            "refit_interval": refit_interval,
-            "early_refits": early_refits,
-            "hyperparameter_prior": hyperparameter_prior,
-            "n_restarts": n_restarts,
-            "max_enumerated_combinations": max_enumerated_combinations,
-            "output_transform": output_transform,
-            "multi_objective": multi_objective,
-            "record_proposals": record_proposals,
-            "categorical_relevance": categorical_relevance,
-        }
-        self._settings = dataclasses.replace(PRESETS[preset], **{k: v for k, v in overrides.items() if v is not None})
-        if seed is not None and not isinstance(seed, (int, np.integer)):
-            raise ValueError(f"seed must be an int or None, got {seed!r}.")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+            raise TypeError(f"seed must be an int or None, got {seed!r}.")
+        _check_bool("record_proposals", record_proposals)
+        _check_bool("warn_independent_sampling", warn_independent_sampling)
+        if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
+            raise TypeError(f"independent_sampler must be an Optuna sampler or None, got {independent_sampler!r}.")
+        if constraints_func is not None and not callable(constraints_func):
+            raise TypeError(f"constraints_func must be callable or None, got {constraints_func!r}.")
+        self._settings = resolve_settings(preset, settings, n_startup_trials)
+        self._record_proposals = record_proposals
         self._base_seed = seed_entropy(seed)
         self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
         self._warn_independent_sampling = warn_independent_sampling
@@ -161,6 +119,8 @@ class VPBOSampler(BaseSampler):
 
     @property
     def settings(self) -> VPBOSettings:
+        """The settings the sampler runs with (the preset's or ``settings``, with
+        ``n_startup_trials`` applied)."""
         return self._settings
 
     def __getstate__(self) -> dict[str, Any]:
@@ -216,7 +176,7 @@ class VPBOSampler(BaseSampler):
         return _pending.reserve(study, trial, [suggestion.params, *alternatives])
 
     def _record(self, study: Study, trial: FrozenTrial, diagnostics: dict[str, Any]) -> None:
-        if self._settings.record_proposals:
+        if self._record_proposals:
             record_diagnostics(study, trial, diagnostics)
 
     def sample_independent(
@@ -229,8 +189,7 @@ class VPBOSampler(BaseSampler):
         if (
             self._warn_independent_sampling
             and not param_distribution.single()
-            and len(study.directions) == 1
-            and _n_complete(study) >= self._settings.n_startup_trials
+            and _began_after_initial_design(study, trial, self._settings.n_startup_trials)
         ):
             _logger.warning(
                 _optuna_compat.independent_sampling_warning(
@@ -238,10 +197,7 @@ class VPBOSampler(BaseSampler):
                     trial_number=trial.number,
                     independent_sampler_name=self._independent_sampler.__class__.__name__,
                     sampler_name=self.__class__.__name__,
-                    fallback_reason=(
-                        "the parameter is not in every completed trial and its presence is not explained "
-                        "by the values of one categorical parameter or a threshold on one int parameter"
-                    ),
+                    fallback_reason=fallback_reason(study, trial, param_name, param_distribution),
                 )
             )
         return self._independent_sampler.sample_independent(study, trial, param_name, param_distribution)
@@ -264,6 +220,32 @@ class VPBOSampler(BaseSampler):
         self._independent_sampler.after_trial(study, trial, state, values)
 
 
+def resolve_settings(preset: str | None, settings: VPBOSettings | None, n_startup_trials: int | None) -> VPBOSettings:
+    """The settings of a sampler: ``settings``, else the preset's (None: "default"); the size of
+    the initial design replaced by ``n_startup_trials`` unless it is None."""
+    if preset is not None and not isinstance(preset, str):
+        raise TypeError(f"preset must be a str or None, got {preset!r}.")
+    if preset is not None and preset not in PRESETS:
+        raise ValueError(f"Unknown preset {preset!r}; choose one of {sorted(PRESETS)}.")
+    if settings is None:
+        resolved = PRESETS[preset or "default"]
+    elif not isinstance(settings, VPBOSettings):
+        raise TypeError(f"settings must be a VPBOSettings or None, got {type(settings).__name__}.")
+    elif preset is not None:
+        raise ValueError(
+            f"Give either preset={preset!r} or settings, not both: start the settings from the preset "
+            f"instead, e.g. settings=VPBOSettings.paper().replace(...)."
+        )
+    else:
+        resolved = settings
+    return resolved if n_startup_trials is None else resolved.replace(n_startup_trials=n_startup_trials)
+
+
+def _check_bool(name: str, value: object) -> None:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {value!r}.")
+
+
 def seed_entropy(seed: int | None) -> int:
     """A non-negative integer seeding the per-trial random streams."""
     if seed is None:
@@ -271,5 +253,11 @@ def seed_entropy(seed: int | None) -> int:
     return int(seed) % (1 << 64)
 
 
-def _n_complete(study: Study) -> int:
-    return len(_optuna_compat.get_trials(study, (TrialState.COMPLETE,), use_cache=True))
+def _began_after_initial_design(study: Study, trial: FrozenTrial, n_startup_trials: int) -> bool:
+    """Whether ``n_startup_trials`` trials were complete when ``trial`` began: if not, the trial
+    is part of the initial design, whatever completed while it ran (other workers)."""
+    complete = _optuna_compat.get_trials(study, (TrialState.COMPLETE,), use_cache=True)
+    if len(complete) < n_startup_trials or trial.datetime_start is None:
+        return len(complete) >= n_startup_trials
+    began = trial.datetime_start
+    return sum(1 for t in complete if t.datetime_complete is not None and t.datetime_complete <= began) >= n_startup_trials

@@ -19,7 +19,9 @@ import os
 # (6 s instead of 0.2 s for a 20-trial study) without changing any result.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+import dataclasses  # noqa: E402
 import faulthandler  # noqa: E402
+import inspect  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import multiprocessing  # noqa: E402
@@ -28,6 +30,7 @@ import select  # noqa: E402
 import signal  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
+import threading  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
 from collections.abc import Callable  # noqa: E402
@@ -37,7 +40,7 @@ import optuna  # noqa: E402
 import pytest  # noqa: E402
 from optuna.trial import FrozenTrial, TrialState  # noqa: E402
 
-from optuna_vpbo import VPBOSampler  # noqa: E402
+from optuna_vpbo import VPBOSampler, VPBOSettings  # noqa: E402
 from optuna_vpbo._pending import RELATIVE_PARAMS_KEY  # noqa: E402
 
 # Small enough that a few trials reach the GP phase, fast on a shared 2-core machine.
@@ -46,8 +49,13 @@ N_STARTUP = 4
 FORK_TIMEOUT_SECONDS = 300.0
 
 def make_sampler(seed: int | None = 0, **kwargs: Any) -> VPBOSampler:
-    """A VPBOSampler with a short initial design unless told otherwise."""
+    """A VPBOSampler with a short initial design unless told otherwise. Keyword arguments that are
+    not constructor arguments are ``VPBOSettings`` fields: they go into ``settings=``."""
     kwargs.setdefault("n_startup_trials", N_STARTUP)
+    constructor = set(inspect.signature(VPBOSampler).parameters)
+    fields = {name: kwargs.pop(name) for name in list(kwargs) if name not in constructor}
+    if fields:
+        kwargs["settings"] = VPBOSettings(**fields)
     return VPBOSampler(seed=seed, **kwargs)
 
 
@@ -230,15 +238,52 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
 
 # --- Workers sharing one study (test_many_workers.py) ---------------------------------------
 
-# How long `slow_mixed_objective` takes: long enough that the trials of concurrent workers overlap
-# (each worker then sees the others' running trials as pending points), short enough that 40
-# trials take seconds.
-SLOW_OBJECTIVE_SECONDS = 0.2
+# How long a worker waits for the others at a step before its trial fails.
+STEP_TIMEOUT_SECONDS = 60.0
 
 
-def slow_mixed_objective(trial: optuna.Trial) -> float:
-    time.sleep(SLOW_OBJECTIVE_SECONDS)
-    return mixed_objective(trial)
+@dataclasses.dataclass(frozen=True)
+class Steps:
+    """Workers (threads or processes) that run their trials in steps: within a step each worker
+    samples in turn (worker i once worker i - 1 published its suggestion), then every worker's
+    trial waits until all reached the end of the step. So, whatever the timing of the machine,
+    the trials of a step always overlap and each worker samples while the others' trials run:
+    as pending points, with published suggestions. Without ``turn`` (threads, whose worker index
+    is not fixed) the workers sample at once and only the overlap is ensured."""
+
+    barrier: Any
+    turn: Any = None  # the index of the worker whose turn it is to sample (a shared int)
+    condition: Any = None
+
+    @classmethod
+    def for_processes(cls, n_workers: int) -> Steps:
+        context = multiprocessing.get_context("spawn")
+        return cls(context.Barrier(n_workers), context.Value("i", 0, lock=False), context.Condition())
+
+    @classmethod
+    def for_threads(cls, n_workers: int) -> Steps:
+        return cls(threading.Barrier(n_workers))
+
+    def objective(self, worker: int | None = None) -> Callable[[optuna.Trial], float]:
+        """``mixed_objective`` run in these steps by worker number ``worker``."""
+
+        def objective(trial: optuna.Trial) -> float:
+            if worker is None:
+                value = mixed_objective(trial)
+            else:
+                with self.condition:
+                    if not self.condition.wait_for(lambda: self.turn.value == worker, STEP_TIMEOUT_SECONDS):
+                        raise TimeoutError(f"worker {worker} waited {STEP_TIMEOUT_SECONDS:.0f} s for its turn")
+                try:
+                    value = mixed_objective(trial)  # samples: publishes its suggestion
+                finally:
+                    with self.condition:
+                        self.turn.value = (worker + 1) % self.barrier.parties
+                        self.condition.notify_all()
+            self.barrier.wait(STEP_TIMEOUT_SECONDS)
+            return value
+
+        return objective
 
 
 def run_worker(
@@ -247,12 +292,14 @@ def run_worker(
     n_trials: int,
     seed: int,
     sampler_kwargs: dict[str, Any] | None = None,
+    steps: Steps | None = None,
 ) -> None:
-    """One worker of a stored study on the slow objective; the target of spawned processes."""
+    """One worker of a stored study (worker number ``seed`` of ``steps`` if given); the target of
+    spawned processes."""
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     sampler = make_sampler(seed, **(sampler_kwargs or {}))
     study = optuna.load_study(study_name=study_name, storage=storage, sampler=sampler)
-    study.optimize(slow_mixed_objective, n_trials=n_trials)
+    study.optimize(mixed_objective if steps is None else steps.objective(seed), n_trials=n_trials)
 
 
 def run_in_processes(target: Callable[..., None], args: list[tuple[Any, ...]], timeout: float) -> list[int | None]:

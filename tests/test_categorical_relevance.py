@@ -228,12 +228,11 @@ def test_the_fit_store_keeps_the_relevances():
 def test_the_setting_is_validated_and_off_by_default():
     assert VPBOSettings().categorical_relevance is False
     assert PRESETS["paper"].categorical_relevance is False and PRESETS["default"].categorical_relevance is False
-    assert VPBOSampler(categorical_relevance=True).settings.categorical_relevance is True
-    for bad in (1, "yes", None):
-        with pytest.raises(ValueError, match="categorical_relevance must be a bool"):
+    relevant = VPBOSettings(categorical_relevance=True)
+    assert VPBOSampler(settings=relevant).settings.categorical_relevance is True
+    for bad in (0, 1, "yes", None):
+        with pytest.raises(TypeError, match="categorical_relevance must be a bool"):
             VPBOSettings(categorical_relevance=bad)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="categorical_relevance must be a bool"):
-        VPBOSampler(categorical_relevance=0)  # type: ignore[arg-type]
 
 
 def flat_objective(trial: optuna.Trial) -> float:
@@ -258,7 +257,9 @@ def conditional_objective(trial: optuna.Trial) -> float:
 @pytest.mark.parametrize("objective", [flat_objective, conditional_objective])
 def test_a_study_with_categorical_relevance_runs_and_reports_the_weights(objective):
     optuna.logging.set_verbosity(optuna.logging.ERROR)
-    sampler = VPBOSampler(seed=0, n_startup_trials=8, categorical_relevance=True, record_proposals=True)
+    sampler = VPBOSampler(
+        seed=0, n_startup_trials=8, settings=VPBOSettings(categorical_relevance=True), record_proposals=True
+    )
     study = optuna.create_study(sampler=sampler)
     study.optimize(objective, n_trials=30)
     assert len(study.trials) == 30 and all(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
@@ -288,7 +289,7 @@ def test_a_long_study_reuses_a_stored_relevance_fit_only_with_the_setting(monkey
     random_study.optimize(flat_objective, n_trials=LONG_STUDY + 5)
     study = optuna.create_study()
     study.add_trials(random_study.trials)
-    study.sampler = VPBOSampler(seed=1, categorical_relevance=True)
+    study.sampler = VPBOSampler(seed=1, settings=VPBOSettings(categorical_relevance=True))
     study.optimize(flat_objective, n_trials=1)
     (stored,) = [json.loads(v) for k, v in _optuna_compat.get_study_system_attrs(study).items() if k.startswith("vpbo:fit:")]
     assert stored["n_relevances"] == 2 and len(stored["theta"]) == 2 + 3 + 2
@@ -297,7 +298,8 @@ def test_a_long_study_reuses_a_stored_relevance_fit_only_with_the_setting(monkey
     monkeypatch.setattr(_fit, "fit_hyperparameters", lambda *a, **k: fits.append(k["categorical_relevance"]) or real_fit(*a, **k))
     for categorical_relevance, expected_fits in ((True, []), (False, [False])):
         fits.clear()
-        study.sampler = VPBOSampler(seed=2, categorical_relevance=categorical_relevance, record_proposals=True)
+        settings = VPBOSettings(categorical_relevance=categorical_relevance)
+        study.sampler = VPBOSampler(seed=2, settings=settings, record_proposals=True)
         study.optimize(flat_objective, n_trials=1)
         diagnostics = study.trials[-1].user_attrs["vpbo"]
         assert fits == expected_fits and diagnostics["phase"] == "proposals"

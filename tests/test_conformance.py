@@ -5,7 +5,8 @@ VPBOSampler supports multi-objective studies (through its independent sampler), 
 
 * ``n_startup_trials=0``: every trial after the first complete one goes through the GP, as
   Optuna runs its own GPSampler through these suites;
-* the defaults (24 startup trials): the suites' short studies stay in the initial design.
+* the defaults (a 10-trial initial design, ``VPBOSettings().n_startup_trials``): the suites'
+  short studies stay in the initial design.
 
 Every test runs in a forked child (``forked`` marker, see conftest.py) so that a native crash
 fails one test instead of ending the session. With the defaults the ``test_sample_relative_*``

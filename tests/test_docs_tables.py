@@ -15,7 +15,7 @@ PAGES = [p for p in doc_pages(REPOSITORY) if MARKER.search(p.read_text(encoding=
 
 def test_the_front_page_and_the_results_have_marked_tables() -> None:
     names = {p.relative_to(REPOSITORY).as_posix() for p in PAGES}
-    assert {"README.md", "docs/results.md", "docs/performance.md"} <= names
+    assert {"README.md", "docs/results.md", "docs/performance.md", "docs/settings.md"} <= names
 
 
 def test_committed_tables_are_up_to_date() -> None:
@@ -57,10 +57,26 @@ def test_arguments_table_has_every_constructor_argument_with_its_default() -> No
     from optuna_vpbo.benchmarks.doc_tables import arguments_table
 
     rows = arguments_table().splitlines()[2:]
-    names = [n for n in inspect.signature(VPBOSampler.__init__).parameters if n != "self"]
-    assert [row.split(" | ")[0] for row in rows] == [f"| `{n}`" for n in names]
+    parameters = inspect.signature(VPBOSampler).parameters
+    assert [row.split(" | ")[0] for row in rows] == [f"| `{n}`" for n in parameters]
+    assert all(row.split(" | ")[2] != "- |" for row in rows), "an argument without a docstring entry"
+    n_startup = next(row for row in rows if row.startswith("| `n_startup_trials`"))
+    assert n_startup.split(" | ")[1] == "`None`"
+
+
+def test_settings_table_has_every_field_with_its_default_and_paper_value() -> None:
+    import dataclasses
+
+    from optuna_vpbo import VPBOSettings
+    from optuna_vpbo.benchmarks.doc_tables import settings_table
+
+    rows = settings_table().splitlines()[2:]
+    assert [row.split(" | ")[0] for row in rows] == [f"| `{f.name}`" for f in dataclasses.fields(VPBOSettings)]
+    assert all(not row.endswith("| - |") for row in rows), "a field without a docstring entry"
     n_candidates = next(row for row in rows if row.startswith("| `n_candidates`"))
-    assert n_candidates.split(" | ")[1:3] == [f"`{VPBOSampler().settings.n_candidates}`", "`200`"]
+    assert n_candidates.split(" | ")[1:3] == [f"`{VPBOSettings().n_candidates}`", "`200`"]
+    stall = next(row for row in rows if row.startswith("| `stall_trials`"))
+    assert stall.split(" | ")[2] == ""  # the paper's value is the default's
 
 
 @pytest.mark.parametrize("page", doc_pages(REPOSITORY), ids=lambda p: p.name)

@@ -2,9 +2,11 @@
 PostgreSQL server; two threads (``n_jobs=2``) in one process; a study resumed in a new process.
 
 Every worker runs ``VPBOSampler(seed=worker_seed, n_startup_trials=4)`` on a mixed objective that
-sleeps 0.2 s, so that the trials of different workers overlap and each worker conditions on the
-others' running trials (their published suggestions) as pending points. Each study must end with
-all its trials COMPLETE and a best value close to that of a sequential run of as many trials.
+runs in steps (``conftest.Steps``): in each step the workers sample in turn and their trials
+then wait for each other, so that the trials of different workers always overlap, on a fast
+machine or a loaded one, and each worker conditions on the others' running trials (their
+published suggestions) as pending points. Each study must end with all its trials COMPLETE and a best value close to that of a
+sequential run of as many trials.
 
 The PostgreSQL case needs a server: its SQLAlchemy URL comes from the environment variable
 ``VPBO_POSTGRES_URL`` and the case is skipped when the variable is unset. ``bash .ci/postgres.sh``
@@ -29,13 +31,13 @@ from conftest import (
     assert_all_complete,
     assert_distinct_params,
     assert_gp_suggestions_used,
+    Steps,
     make_sampler,
     mixed_objective,
     published_params,
     run_in_processes,
     run_study,
     run_worker,
-    slow_mixed_objective,
 )
 from test_storages import journal_storage, sqlite_url
 
@@ -76,10 +78,11 @@ def workers_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     storage = STORAGES[request.param](tmp_path_factory.mktemp(request.param))
     name = f"vpbo-workers-{uuid.uuid4().hex[:12]}"  # the PostgreSQL database outlives the test
     optuna.create_study(study_name=name, storage=storage)
+    steps = Steps.for_processes(N_WORKERS)
     try:
         exit_codes = run_in_processes(
             run_worker,
-            [(storage, name, N_TRIALS_PER_WORKER, seed) for seed in range(N_WORKERS)],
+            [(storage, name, N_TRIALS_PER_WORKER, worker, None, steps) for worker in range(N_WORKERS)],
             WORKERS_TIMEOUT_SECONDS,
         )
         yield WorkersRun(optuna.load_study(study_name=name, storage=storage), exit_codes)
@@ -109,7 +112,8 @@ def test_workers_complete_every_trial_concurrently(workers_run: WorkersRun) -> N
     assert workers_run.exit_codes == [0] * N_WORKERS, "a worker failed, or was killed at the timeout (-9)"
     study = workers_run.study
     assert_all_complete(study, N_TRIALS)
-    assert max_concurrent_trials(study) >= 3, "the workers did not run concurrently"
+    # Every step holds one running trial per worker at once.
+    assert max_concurrent_trials(study) == N_WORKERS, "the workers did not run concurrently"
     # The GP proposed most trials (all but those begun while the initial design was being
     # evaluated), and each of those took the suggestion it published for the other workers.
     suggested = [t for t in study.trials if published_params(t)]
@@ -130,7 +134,7 @@ def test_workers_never_evaluate_one_point_twice(workers_run: WorkersRun) -> None
 
 def test_two_threads_in_one_process(tmp_path: Path) -> None:
     study = optuna.create_study(storage=sqlite_url(tmp_path), sampler=make_sampler(seed=0))
-    study.optimize(slow_mixed_objective, n_trials=N_TRIALS // 2, n_jobs=2)
+    study.optimize(Steps.for_threads(2).objective(), n_trials=N_TRIALS // 2, n_jobs=2)
     assert_all_complete(study, N_TRIALS // 2)
     assert_distinct_params(study)  # 20 trials: before the GP converges 
     assert max_concurrent_trials(study) == 2
@@ -141,7 +145,7 @@ def test_study_resumed_in_a_new_process(tmp_path: Path) -> None:
     storage = sqlite_url(tmp_path)
     recorded = {"record_proposals": True}
     study = optuna.create_study(study_name="resumed", storage=storage, sampler=make_sampler(0, **recorded))
-    study.optimize(slow_mixed_objective, n_trials=6)
+    study.optimize(mixed_objective, n_trials=6)
     assert run_in_processes(run_worker, [(storage, "resumed", 6, 1, recorded)], WORKERS_TIMEOUT_SECONDS) == [0]
     study = optuna.load_study(study_name="resumed", storage=storage)
     assert_all_complete(study, 12)

@@ -29,8 +29,14 @@ def test_the_package_loads_and_runs_a_short_study() -> None:
     study.optimize(_objective, n_trials=12)
     completed = study.get_trials(states=(optuna.trial.TrialState.COMPLETE,))
     assert len(completed) == 12
-    # the GP's proposals after the 4-trial initial design improve on all of it
-    assert min(t.value for t in completed[4:]) < min(t.value for t in completed[:4])
+    # The 8 GP trials after the 4-trial initial design find the optimum (0 at bowl, x = 1) within
+    # 0.01, which 12 random trials do with probability 1 - (1 - 0.02 / 3)^12 = 8 %; the initial
+    # design alone does not come close.
+    assert min(t.value for t in completed[:4]) > 0.1
+    best = min(completed[4:], key=lambda t: t.value)
+    assert best.value < 0.01 and best.params["shape"] == "bowl", best
+    module_settings = module.VPBOSettings(hyperparameter_prior="none")
+    assert module.VPBOSampler(settings=module_settings).settings.hyperparameter_prior == "none"
 
 
 def test_the_readme_has_optunahubs_front_matter_and_the_package_its_files() -> None:

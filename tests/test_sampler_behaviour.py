@@ -7,6 +7,7 @@ trials cover every phase.
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import logging
 import math
@@ -32,10 +33,23 @@ from conftest import (
     run_study,
     seeded_run,
 )
-from optuna_vpbo import VPBOSampler
+from optuna_vpbo import VPBOSampler, VPBOSettings
+from optuna_vpbo._settings import PRESETS
 
 SAMPLER_LOGGER = "optuna_vpbo.sampler"
 _WARNED_PARAM = re.compile(r"The parameter `(\w+)` in Trial#\d+ is sampled independently")
+
+
+_WARNED_REASON = re.compile(r"The parameter `(\w+)` in Trial#(\d+) is sampled independently.*This fallback happened because (.*)\. You can suppress")
+
+
+def warned_reasons(caplog: pytest.LogCaptureFixture) -> dict[tuple[int, str], str]:
+    """(trial number, parameter) -> the reason the independent-sampling warning gave."""
+    return {
+        (int(match.group(2)), match.group(1)): match.group(3)
+        for record in caplog.records
+        if record.name == SAMPLER_LOGGER and (match := _WARNED_REASON.search(record.getMessage()))
+    }
 
 
 def warned_params(caplog: pytest.LogCaptureFixture) -> set[str]:
@@ -186,6 +200,7 @@ def test_gp_suggestion_at_the_top_of_a_stepped_float_is_used() -> None:
     n_given = len(study.trials)
     trial = study.ask(space)
     study.tell(trial, -trial.params["x"])
+    assert trial.params == {"c": "a", "x": 3.4}
     assert_gp_suggestions_used(study, first=n_given)
 
 
@@ -270,6 +285,72 @@ def test_dynamic_parameter_goes_to_the_independent_sampler(warn: bool, caplog: p
     assert warned_params(caplog) == ({"extra"} if warn else set())
 
 
+@pytest.mark.parametrize("directions", [["minimize"], ["minimize", "minimize"]], ids=["single", "multi"])
+def test_the_independent_sampling_warning_gives_the_real_reason(
+    directions: list[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Each cause of a fallback after the initial design (4 trials) is named, for one objective
+    and for several."""
+
+    def objective(trial: optuna.Trial) -> float | tuple[float, float]:
+        value = mixed_objective(trial)
+        if trial.number >= 6:  # a parameter added to the objective later
+            value += trial.suggest_float("late", 0.0, 1.0)
+        if trial.number % 3 == 0:  # present on a pattern no parameter explains
+            value += trial.suggest_float("every_third", 0.0, 1.0)
+        wide = 2.0 if trial.number < 8 else 3.0  # its range widens at trial 8
+        value += trial.suggest_float("ranged", -wide, wide) ** 2
+        return value if len(directions) == 1 else (value, -value)
+
+    with caplog.at_level(logging.WARNING, logger=SAMPLER_LOGGER):
+        study = run_study(objective, 13, directions=directions)
+    assert_all_complete(study, 13)
+    reasons = warned_reasons(caplog)
+    assert reasons[(6, "late")] == "no completed trial has this parameter yet"
+    assert reasons[(7, "late")] == (
+        "the parameter is in 1 of 7 completed trials, and conditional parameters are modelled from 10 completed trials on"
+    )
+    assert reasons[(12, "every_third")] == (
+        "the parameter is in 4 of 12 completed trials, and neither the values of one categorical parameter nor a "
+        "threshold on one int parameter explain when it appears"
+    )
+    # (Trial 8 takes the model's value, which the wider range contains; trial 9 on cannot.)
+    assert reasons[(9, "ranged")].startswith("its distribution in this trial, FloatDistribution(high=3.0")
+    assert "differs from that of completed trials (FloatDistribution(high=2.0" in reasons[(9, "ranged")]
+    # Parameters the model proposes are never warned about; the initial design never warns.
+    assert {name for _, name in reasons} == {"late", "every_third", "ranged"}
+    assert min(number for number, _ in reasons) >= N_STARTUP
+
+
+def test_the_warning_names_a_model_failure(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    import optuna_vpbo._proposals as proposals
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise proposals._core.NumericalError("Cholesky: simulated failure")
+
+    monkeypatch.setattr(proposals._core, "value_proposals", broken)
+    with caplog.at_level(logging.WARNING, logger=SAMPLER_LOGGER):
+        run_study(mixed_objective, N_STARTUP + 1)
+    reasons = warned_reasons(caplog)
+    assert set(reasons) == {(N_STARTUP, name) for name in ("kind", "flag", "x", "lr", "n")}
+    assert set(reasons.values()) == {"the model made no suggestion for this trial (the warning before this one names the error)"}
+    failure = [r.getMessage() for r in caplog.records if "could not propose" in r.getMessage()]
+    assert len(failure) == 1 and "simulated failure" in failure[0]
+
+
+def test_a_trial_begun_during_the_initial_design_does_not_warn(caplog: pytest.LogCaptureFixture) -> None:
+    """A trial that began before the initial design was complete is part of it, even if other
+    trials complete while it runs (many workers)."""
+    study = run_study(mixed_objective, N_STARTUP - 1)
+    early = study.ask()
+    study.optimize(mixed_objective, n_trials=1)  # the initial design completes while `early` runs
+    with caplog.at_level(logging.WARNING, logger=SAMPLER_LOGGER):
+        early.suggest_float("new", 0.0, 1.0)
+        late = study.ask()
+        late.suggest_float("new", 0.0, 1.0)
+    assert set(warned_reasons(caplog)) == {(late.number, "new")}
+
+
 def test_initial_design_phases() -> None:
     """Random first half, then MES (with a published suggestion); all random without MES."""
     with_mes = run_study(mixed_objective, 8, make_sampler(n_startup_trials=6))
@@ -281,39 +362,86 @@ def test_initial_design_phases() -> None:
 # --- Arguments ----------------------------------------------------------------------------
 
 
+SETTINGS_ERRORS = [
+    ({"n_candidates": 0}, ValueError, "n_candidates must be a positive integer, got 0"),
+    ({"n_startup_trials": -1}, ValueError, "n_startup_trials must be a non-negative integer, got -1"),
+    ({"n_refine": 2.0}, TypeError, "n_refine must be an int, got 2.0"),
+    ({"refit_interval": 0}, ValueError, "refit_interval must be a positive integer, got 0"),
+    ({"n_restarts": 0}, ValueError, "n_restarts must be a positive integer, got 0"),
+    ({"max_enumerated_combinations": 0}, ValueError, "max_enumerated_combinations must be a positive integer"),
+    ({"search_initialization": "yes"}, TypeError, "search_initialization must be a bool"),
+    ({"n_local_candidates": -1}, ValueError, "n_local_candidates must be a non-negative integer, got -1"),
+    ({"stall_trials": 1.5}, TypeError, "stall_trials must be an int, got 1.5"),
+    ({"early_refits": 1}, TypeError, "early_refits must be a bool"),
+    ({"hyperparameter_prior": "flat"}, ValueError, "hyperparameter_prior must be one of"),
+    ({"hyperparameter_prior": None}, TypeError, "hyperparameter_prior must be a str, got None"),
+    ({"output_transform": "log"}, ValueError, "output_transform must be one of"),
+    ({"multi_objective": "nsga"}, ValueError, "multi_objective must be one of"),
+    ({"n_candiates": 200}, TypeError, "unexpected keyword argument 'n_candiates'"),
+]
+
+
+@pytest.mark.parametrize("fields, error, message", SETTINGS_ERRORS, ids=lambda v: next(iter(v)) if isinstance(v, dict) else None)
+def test_invalid_settings_raise_clear_errors(fields: dict[str, Any], error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=re.escape(message)):
+        VPBOSettings(**fields)
+    with pytest.raises(error, match=re.escape(next(iter(fields)))):  # each message names the field
+        VPBOSettings().replace(**fields)
+
+
 @pytest.mark.parametrize(
-    "kwargs, message",
+    "kwargs, error, message",
     [
-        ({"n_candidates": 0}, "n_candidates must be a positive integer, got 0"),
-        ({"preset": "nope"}, "Unknown preset 'nope'"),
-        ({"seed": "x"}, "seed must be an int or None, got 'x'"),
-        ({"seed": 1.5}, "seed must be an int or None, got 1.5"),
-        ({"n_startup_trials": -1}, "n_startup_trials must be a non-negative integer, got -1"),
-        ({"n_refine": 2.0}, "n_refine must be a non-negative integer, got 2.0"),
-        ({"refit_interval": 0}, "refit_interval must be a positive integer, got 0"),
-        ({"n_restarts": 0}, "n_restarts must be a positive integer, got 0"),
-        ({"max_enumerated_combinations": 0}, "max_enumerated_combinations must be a positive integer"),
-        ({"search_initialization": "yes"}, "search_initialization must be a bool"),
-        ({"n_local_candidates": -1}, "n_local_candidates must be a non-negative integer, got -1"),
-        ({"stall_trials": 1.5}, "stall_trials must be a non-negative integer, got 1.5"),
-        ({"early_refits": 1}, "early_refits must be a bool"),
-        ({"hyperparameter_prior": "flat"}, "hyperparameter_prior must be one of"),
+        ({"preset": "nope"}, ValueError, "Unknown preset 'nope'"),
+        ({"preset": 1}, TypeError, "preset must be a str or None, got 1"),
+        ({"seed": "x"}, TypeError, "seed must be an int or None, got 'x'"),
+        ({"seed": 1.5}, TypeError, "seed must be an int or None, got 1.5"),
+        ({"n_startup_trials": -1}, ValueError, "n_startup_trials must be a non-negative integer, got -1"),
+        ({"n_startup_trials": 2.0}, TypeError, "n_startup_trials must be an int, got 2.0"),
+        ({"record_proposals": 1}, TypeError, "record_proposals must be a bool, got 1"),
+        ({"warn_independent_sampling": None}, TypeError, "warn_independent_sampling must be a bool, got None"),
+        ({"independent_sampler": "random"}, TypeError, "independent_sampler must be an Optuna sampler or None"),
+        ({"constraints_func": [0.0]}, TypeError, "constraints_func must be callable or None"),
+        ({"settings": {"n_refine": 0}}, TypeError, "settings must be a VPBOSettings or None, got dict"),
+        ({"settings": VPBOSettings(), "preset": "paper"}, ValueError, "Give either preset='paper' or settings, not both"),
+        ({"settings": VPBOSettings(), "preset": "default"}, ValueError, "Give either preset='default' or settings"),
+        # Settings are not constructor arguments: they go through ``settings=VPBOSettings(...)``.
+        ({"n_candidates": 200}, TypeError, "unexpected keyword argument 'n_candidates'"),
     ],
-    ids=lambda v: next(iter(v)) if isinstance(v, dict) else None,
+    ids=lambda v: "-".join(v) if isinstance(v, dict) else None,
 )
-def test_invalid_arguments_raise_clear_errors(kwargs: dict[str, Any], message: str) -> None:
-    with pytest.raises(ValueError, match=re.escape(message)):
+def test_invalid_arguments_raise_clear_errors(kwargs: dict[str, Any], error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=re.escape(message)):
         VPBOSampler(**kwargs)
 
 
-def test_explicit_arguments_override_the_preset() -> None:
+def test_preset_settings_and_startup_trials_combine_as_documented() -> None:
     paper = VPBOSampler(preset="paper").settings
+    assert paper == VPBOSettings.paper() == PRESETS["paper"]
     assert (paper.n_candidates, paper.n_refine, paper.n_restarts) == (200, 0, 5)
     # The paper's algorithm: 24 initial points, Sobol candidates alone, no stall safeguard.
     assert (paper.n_startup_trials, paper.n_local_candidates, paper.stall_trials) == (24, 0, 0)
     assert (paper.early_refits, paper.hyperparameter_prior, paper.categorical_relevance) == (False, "none", False)
-    overridden = VPBOSampler(preset="paper", n_candidates=7, n_refine=1).settings
-    assert (overridden.n_candidates, overridden.n_refine, overridden.n_restarts) == (7, 1, 5)
+    assert VPBOSampler().settings == VPBOSampler(preset="default").settings == VPBOSettings()
+    # settings replace the preset; n_startup_trials replaces the size of the initial design in either.
+    changed = VPBOSampler(settings=VPBOSettings.paper().replace(n_candidates=7, n_refine=1)).settings
+    assert (changed.n_candidates, changed.n_refine, changed.n_restarts, changed.n_startup_trials) == (7, 1, 5, 24)
+    assert VPBOSampler(preset="paper", n_startup_trials=6).settings == VPBOSettings.paper().replace(n_startup_trials=6)
+    given = VPBOSettings(n_startup_trials=30, n_refine=0)
+    assert VPBOSampler(settings=given, n_startup_trials=8).settings == given.replace(n_startup_trials=8)
+    assert VPBOSampler(settings=given).settings is given
+    assert VPBOSettings.paper().replace() == VPBOSettings.paper()
+
+
+def test_the_constructor_takes_only_the_documented_keyword_arguments() -> None:
+    parameters = inspect.signature(VPBOSampler).parameters
+    assert list(parameters) == [
+        "seed", "n_startup_trials", "constraints_func", "independent_sampler",
+        "record_proposals", "preset", "settings", "warn_independent_sampling",
+    ]
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in parameters.values())
+    with pytest.raises(TypeError):
+        VPBOSampler(0)  # type: ignore[misc]
 
 
 # --- Determinism --------------------------------------------------------------------------

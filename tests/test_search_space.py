@@ -24,51 +24,35 @@ from optuna_vpbo.search_space import BOUND_MARGIN, MixedSpaceEncoder, _NumericSc
 EDGE_UNITS = [0.0, 1.0, 1e-16, 1.0 - 1e-16, -0.25, 1.5]
 N_RANDOM_UNITS = 2000
 
-# The checks below, by the name the numeric cases use to mark their known failures.
-INSIDE, BOUNDS, GRID, MONOTONE = "inside", "bounds", "grid", "monotone"
-
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", UserWarning)  # Optuna's note that it adjusts ``high``
     _ODD_STEP = FloatDistribution(0.0, 1.0, step=0.3)  # high becomes 0.9
 
-# name: (distribution, {check: reason} of the checks it is known to fail)
-NUMERIC_CASES: dict[str, tuple[FloatDistribution | IntDistribution, dict[str, str]]] = {
-    "float": (FloatDistribution(-3.0, 5.0), {}),
-    "float_log": (FloatDistribution(1e-7, 1.0, log=True), {}),
-    "float_log_inexact_low": (FloatDistribution(1e-3, 10.0, log=True), {}),
-    "float_step": (FloatDistribution(-1.0, 1.0, step=0.25), {}),
-    "float_step_tenth": (FloatDistribution(-10.0, 10.0, step=0.1), {}),
+NUMERIC_CASES: dict[str, FloatDistribution | IntDistribution] = {
+    "float": FloatDistribution(-3.0, 5.0),
+    "float_log": FloatDistribution(1e-7, 1.0, log=True),
+    "float_log_inexact_low": FloatDistribution(1e-3, 10.0, log=True),
+    "float_step": FloatDistribution(-1.0, 1.0, step=0.25),
+    "float_step_tenth": FloatDistribution(-10.0, 10.0, step=0.1),
     # Used by Optuna's own conformance suite; low + n * step = 10.200000000000003 > high.
-    "float_step_over_high": (
-        FloatDistribution(-10.2, 10.2, step=0.1),
-        {},
-    ),
-    "float_step_over_high_2": (
-        FloatDistribution(0.1, 3.4, step=0.1),
-        {},
-    ),
+    "float_step_over_high": FloatDistribution(-10.2, 10.2, step=0.1),
+    "float_step_over_high_2": FloatDistribution(0.1, 3.4, step=0.1),
     # low + n * step = 0.8999999999999999 < high: inside, but high itself never comes back.
-    "float_step_under_high": (_ODD_STEP, {}),
-    "int": (IntDistribution(-5, 7), {}),
-    "int_log": (IntDistribution(1, 1000, log=True), {}),
-    "int_log_two": (IntDistribution(1, 2, log=True), {}),
-    "int_step": (IntDistribution(0, 18, step=3), {}),
-    "int_step_odd_bounds": (IntDistribution(3, 9, step=2), {}),
+    "float_step_under_high": _ODD_STEP,
+    "int": IntDistribution(-5, 7),
+    "int_log": IntDistribution(1, 1000, log=True),
+    "int_log_two": IntDistribution(1, 2, log=True),
+    "int_step": IntDistribution(0, 18, step=3),
+    "int_step_odd_bounds": IntDistribution(3, 9, step=2),
 }
 
 
-def numeric_cases(check: str, *, grid_only: bool = False) -> list:
-    params = []
-    for name, (dist, failures) in NUMERIC_CASES.items():
-        if grid_only and not _on_grid(dist):
-            continue
-        marks = (
-            [pytest.mark.xfail(strict=True, raises=AssertionError, reason=failures[check])]
-            if check in failures
-            else []
-        )
-        params.append(pytest.param(dist, id=name, marks=marks))
-    return params
+def numeric_cases(*, grid_only: bool = False) -> list:
+    return [
+        pytest.param(dist, id=name)
+        for name, dist in NUMERIC_CASES.items()
+        if not grid_only or _on_grid(dist)
+    ]
 
 
 def _on_grid(dist: FloatDistribution | IntDistribution) -> bool:
@@ -91,7 +75,7 @@ def contains(dist: BaseDistribution, value: object) -> bool:
     return bool(dist._contains(dist.to_internal_repr(value)))
 
 
-@pytest.mark.parametrize("dist", numeric_cases(INSIDE))
+@pytest.mark.parametrize("dist", numeric_cases())
 def test_numeric_decode_is_inside_and_native(dist: FloatDistribution | IntDistribution) -> None:
     scale = _NumericScale.of(dist)
     units = np.concatenate([EDGE_UNITS, np.random.default_rng(0).random(N_RANDOM_UNITS)])
@@ -104,7 +88,7 @@ def test_numeric_decode_is_inside_and_native(dist: FloatDistribution | IntDistri
     assert not outside, f"decoded values outside {dist}: {outside[:5]}"
 
 
-@pytest.mark.parametrize("dist", numeric_cases(BOUNDS))
+@pytest.mark.parametrize("dist", numeric_cases())
 def test_numeric_decode_of_bounds(dist: FloatDistribution | IntDistribution) -> None:
     scale = _NumericScale.of(dist)
     if isinstance(dist, IntDistribution) or dist.step is not None:
@@ -121,7 +105,7 @@ def test_numeric_decode_of_bounds(dist: FloatDistribution | IntDistribution) -> 
         assert scale.decode(unit) < dist.high and to_scale(dist.high) - to_scale(scale.decode(unit)) <= 1.01 * BOUND_MARGIN * span
 
 
-@pytest.mark.parametrize("dist", numeric_cases(GRID, grid_only=True))
+@pytest.mark.parametrize("dist", numeric_cases(grid_only=True))
 def test_numeric_grid_round_trip(dist: FloatDistribution | IntDistribution) -> None:
     scale = _NumericScale.of(dist)
     mismatches = [(v, scale.decode(scale.encode(v))) for v in grid_values(dist)]
@@ -129,7 +113,7 @@ def test_numeric_grid_round_trip(dist: FloatDistribution | IntDistribution) -> N
     assert not mismatches, f"decode(encode(v)) != v on the grid of {dist}: {mismatches[:5]}"
 
 
-@pytest.mark.parametrize("dist", numeric_cases(MONOTONE))
+@pytest.mark.parametrize("dist", numeric_cases())
 def test_numeric_encoding_is_monotone_in_unit_interval(dist: FloatDistribution | IntDistribution) -> None:
     scale = _NumericScale.of(dist)
     if _on_grid(dist):

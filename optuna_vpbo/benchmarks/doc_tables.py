@@ -159,14 +159,15 @@ def wide_table(collected: Sequence[ProblemRuns], samplers: Sequence[str], trials
     return "\n".join(lines)
 
 
-def docstring_arguments(doc: str) -> dict[str, str]:
-    """The ``Args:`` section of a Google-style docstring: each argument's text, on one line."""
-    section = re.split(r"\n\s*Args:\s*\n", doc, maxsplit=1)
-    if len(section) < 2:
+def docstring_arguments(doc: str, section: str = "Args") -> dict[str, str]:
+    """A section (``Args:``, ``Attributes:``) of a Google-style docstring: each name's text, on
+    one line."""
+    parts = re.split(rf"\n\s*{section}:\s*\n", doc, maxsplit=1)
+    if len(parts) < 2:
         return {}
     entries: dict[str, str] = {}
     indent = None
-    for line in section[1].splitlines():
+    for line in parts[1].splitlines():
         if not line.strip():
             if entries:
                 break  # the section ends at the first blank line after it began
@@ -183,30 +184,36 @@ def docstring_arguments(doc: str) -> dict[str, str]:
     return entries
 
 
-def _first_sentence(text: str) -> str:
-    sentence = re.split(r"(?<=[.)])\s+(?=[A-Z])", text, maxsplit=1)[0]
-    return sentence.split("; ")[0].replace("``", "`").replace("|", "\\|")
+def _markdown(text: str) -> str:
+    return text.replace("``", "`").replace("|", "\\|")
 
 
 def arguments_table() -> str:
-    """VPBOSampler's constructor arguments: the default, the paper preset's value where it
-    differs, and the first sentence of the docstring's description."""
+    """VPBOSampler's constructor arguments: the default and the docstring's description."""
     import inspect
 
     from optuna_vpbo import VPBOSampler
 
-    defaults = VPBOSampler().settings
-    paper = VPBOSampler(preset="paper").settings
     described = docstring_arguments(VPBOSampler.__doc__ or "")
-    lines = ["| argument | default | `preset=\"paper\"` | meaning |", "|---|---|---|---|"]
-    for name, parameter in inspect.signature(VPBOSampler.__init__).parameters.items():
-        if name == "self":
-            continue
-        default = getattr(defaults, name, parameter.default)
-        paper_value = getattr(paper, name, default)
+    lines = ["| argument | default | meaning |", "|---|---|---|"]
+    for name, parameter in inspect.signature(VPBOSampler).parameters.items():
+        lines.append(f"| `{name}` | `{parameter.default!r}` | {_markdown(described.get(name, '-'))} |")
+    return "\n".join(lines)
+
+
+def settings_table() -> str:
+    """The fields of VPBOSettings: the default, the paper preset's value where it differs, and
+    the docstring's whole description."""
+    from optuna_vpbo import VPBOSettings
+
+    defaults, paper = VPBOSettings(), VPBOSettings.paper()
+    described = docstring_arguments(VPBOSettings.__doc__ or "", "Attributes")
+    lines = ["| setting | default | `VPBOSettings.paper()` | meaning |", "|---|---|---|---|"]
+    for field in dataclasses.fields(VPBOSettings):
+        default, paper_value = getattr(defaults, field.name), getattr(paper, field.name)
         paper_cell = f"`{paper_value!r}`" if paper_value != default else ""
-        meaning = _first_sentence(described.get(name, "-"))
-        lines.append(f"| `{name}` | `{default!r}` | {paper_cell} | {meaning} |")
+        meaning = _markdown(described.get(field.name, "-"))
+        lines.append(f"| `{field.name}` | `{default!r}` | {paper_cell} | {meaning} |")
     return "\n".join(lines)
 
 
@@ -214,10 +221,10 @@ def table_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=f"{COMMAND} table", description="a condensed Markdown table of stored runs")
     parser.add_argument(
         "kind",
-        choices=["long", "wide", "hypervolume", "overhead", "arguments"],
+        choices=["long", "wide", "hypervolume", "overhead", "arguments", "settings"],
         help="long: a row per problem and sampler; wide: a row per problem and number of trials, a column "
         "per sampler; hypervolume: of multi-objective runs; overhead: the stored overhead run (--out its "
-        "folder); arguments: VPBOSampler's constructor arguments",
+        "folder); arguments: VPBOSampler's constructor arguments; settings: the fields of VPBOSettings",
     )
     parser.add_argument("--out", type=Path, default=Path("docs/results"), help="folder of the stored runs")
     parser.add_argument("--file", default=overhead.OVERHEAD_FILE, help="overhead: the JSON file in --out")
@@ -265,6 +272,8 @@ def render_table(arguments: Sequence[str], root: Path = Path("."), cache: RunCac
     out = root / args.out
     if args.kind == "arguments":
         return arguments_table()
+    if args.kind == "settings":
+        return settings_table()
     if args.kind == "overhead":
         results, record = overhead.load_results(out / args.file)
         return overhead.overhead_table(

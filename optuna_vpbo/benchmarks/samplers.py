@@ -13,7 +13,8 @@ from optuna.samplers import BaseSampler
 from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
-from optuna_vpbo import VPBOSampler
+from optuna_vpbo import VPBOSampler, VPBOSettings
+from optuna_vpbo._settings import PRESETS
 from optuna_vpbo.benchmarks.baselines import BASELINE_FACTORIES
 from optuna_vpbo.benchmarks.peers import PEER_FACTORIES
 from optuna_vpbo.benchmarks.smac_sampler import SMACSampler
@@ -21,6 +22,12 @@ from optuna_vpbo.benchmarks.smac_sampler import SMACSampler
 
 def _gp_sampler(seed: int) -> BaseSampler:
     return optuna.samplers.GPSampler(seed=seed)
+
+
+def _vpbo(**fields: Any) -> Callable[[int], BaseSampler]:
+    """A VPBO variant: the default settings with ``fields`` changed."""
+    settings = VPBOSettings(**fields)
+    return lambda seed: VPBOSampler(seed=seed, settings=settings)
 
 
 class IntersectionVPBOSampler(VPBOSampler):
@@ -38,32 +45,28 @@ class IntersectionVPBOSampler(VPBOSampler):
 SAMPLER_FACTORIES: dict[str, Callable[[int], BaseSampler]] = {
     "vpbo": lambda seed: VPBOSampler(seed=seed),
     "vpbo-paper": lambda seed: VPBOSampler(seed=seed, preset="paper"),
-    "vpbo-noinit": lambda seed: VPBOSampler(seed=seed, search_initialization=False),
+    "vpbo-noinit": _vpbo(search_initialization=False),
     # Ablations of the defaults: each puts back one setting of the paper preset.
-    "vpbo-standardize": lambda seed: VPBOSampler(seed=seed, output_transform="standardize"),
-    "vpbo-norefine": lambda seed: VPBOSampler(seed=seed, n_refine=0),
-    "vpbo-200cand": lambda seed: VPBOSampler(seed=seed, n_candidates=200),
-    "vpbo-5restarts": lambda seed: VPBOSampler(seed=seed, n_restarts=5),
+    "vpbo-standardize": _vpbo(output_transform="standardize"),
+    "vpbo-norefine": _vpbo(n_refine=0),
+    "vpbo-200cand": _vpbo(n_candidates=200),
+    "vpbo-5restarts": _vpbo(n_restarts=5),
     # Issue 13 (docs/decisions.md, "Robust defaults"): each of its changes put back or added
     # alone, and all of them put back (the defaults before: vpbo-v0).
-    "vpbo-init24": lambda seed: VPBOSampler(seed=seed, n_startup_trials=24),
-    "vpbo-noearly": lambda seed: VPBOSampler(seed=seed, early_refits=False),
-    "vpbo-noprior": lambda seed: VPBOSampler(seed=seed, hyperparameter_prior="none"),
-    "vpbo-gpsampler-prior": lambda seed: VPBOSampler(seed=seed, hyperparameter_prior="gpsampler"),
-    "vpbo-relevance": lambda seed: VPBOSampler(seed=seed, categorical_relevance=True),
-    "vpbo-stall": lambda seed: VPBOSampler(seed=seed, stall_trials=10),
-    "vpbo-local": lambda seed: VPBOSampler(seed=seed, n_local_candidates=128),
-    "vpbo-v0": lambda seed: VPBOSampler(
-        seed=seed, n_startup_trials=24, early_refits=False, hyperparameter_prior="none"
-    ),
+    "vpbo-init24": _vpbo(n_startup_trials=24),
+    "vpbo-noearly": _vpbo(early_refits=False),
+    "vpbo-noprior": _vpbo(hyperparameter_prior="none"),
+    "vpbo-gpsampler-prior": _vpbo(hyperparameter_prior="gpsampler"),
+    "vpbo-relevance": _vpbo(categorical_relevance=True),
+    "vpbo-stall": _vpbo(stall_trials=10),
+    "vpbo-local": _vpbo(n_local_candidates=128),
+    "vpbo-v0": _vpbo(n_startup_trials=24, early_refits=False, hyperparameter_prior="none"),
     # The first step tried: the earlier defaults with a 10-trial design (5 MES, or all random).
-    "vpbo-v0-init10": lambda seed: VPBOSampler(seed=seed, early_refits=False, hyperparameter_prior="none"),
-    "vpbo-v0-init10-random": lambda seed: VPBOSampler(
-        seed=seed, early_refits=False, hyperparameter_prior="none", search_initialization=False
-    ),
+    "vpbo-v0-init10": _vpbo(early_refits=False, hyperparameter_prior="none"),
+    "vpbo-v0-init10-random": _vpbo(early_refits=False, hyperparameter_prior="none", search_initialization=False),
     "vpbo-intersection": IntersectionVPBOSampler,
     # Multi-objective studies by ParEGO scalarisation, the behaviour before log EHVI.
-    "vpbo-parego": lambda seed: VPBOSampler(seed=seed, multi_objective="parego"),
+    "vpbo-parego": _vpbo(multi_objective="parego"),
     "tpe": lambda seed: optuna.samplers.TPESampler(seed=seed),
     # TPE's own answer to conditional search spaces: joint densities per group of parameters
     # that appear together.
@@ -80,30 +83,35 @@ SAMPLER_FACTORIES: dict[str, Callable[[int], BaseSampler]] = {
 
 def make_sampler(name: str, seed: int) -> BaseSampler:
     """The sampler registered as ``name``, or VPBO with explicit settings written
-    ``vpbo:key=value+key=value`` (ints, floats, true/false, or strings): a variant for a
-    comparison without a registered name."""
+    ``vpbo:key=value+key=value``: a variant for a comparison without a registered name. Keys are
+    ``VPBOSettings`` fields (values: ints, floats, true/false, or strings), and ``preset`` names the
+    settings the others change (default: "default")."""
     if name.startswith("vpbo:"):
-        return VPBOSampler(seed=seed, **_variant_settings(name.removeprefix("vpbo:")))
+        return VPBOSampler(seed=seed, settings=variant_settings(name.removeprefix("vpbo:")))
     if name not in SAMPLER_FACTORIES:
         raise ValueError(f"Unknown sampler {name!r}; choose from {sorted(SAMPLER_FACTORIES)}.")
     return SAMPLER_FACTORIES[name](seed)
 
 
-def _variant_settings(text: str) -> dict[str, Any]:
-    settings: dict[str, Any] = {}
+def variant_settings(text: str) -> VPBOSettings:
+    """The settings of ``vpbo:TEXT`` (see ``make_sampler``), validated."""
+    fields: dict[str, Any] = {}
     for item in text.split("+"):
         key, separator, raw = item.partition("=")
         if not separator or not key:
             raise ValueError(f"A VPBO variant is written vpbo:key=value+key=value, got {item!r}.")
         for parse in (int, float):
             try:
-                settings[key] = parse(raw)
+                fields[key] = parse(raw)
                 break
             except ValueError:
                 continue
         else:
-            settings[key] = {"true": True, "false": False}.get(raw.lower(), raw)
-    return settings
+            fields[key] = {"true": True, "false": False}.get(raw.lower(), raw)
+    preset = fields.pop("preset", "default")
+    if preset not in PRESETS:
+        raise ValueError(f"Unknown preset {preset!r} in vpbo:{text}; choose one of {sorted(PRESETS)}.")
+    return PRESETS[preset].replace(**fields)
 
 
 class TimedSampler(BaseSampler):

@@ -11,7 +11,7 @@ import numpy as np
 import optuna
 import pytest
 
-from optuna_vpbo import VPBOSampler
+from optuna_vpbo import VPBOSampler, VPBOSettings
 from optuna_vpbo._fit import GPHyperparameters
 from optuna_vpbo.benchmarks import oracle
 from optuna_vpbo.benchmarks.baselines import (
@@ -241,7 +241,9 @@ def test_smac_sampler_runs_past_its_initial_design() -> None:
 
 
 def _fast_oracle_sampler(seed: int) -> optuna.samplers.BaseSampler:
-    return VPBOSampler(seed=seed, n_startup_trials=4, n_candidates=64, warn_independent_sampling=False)
+    return VPBOSampler(
+        seed=seed, n_startup_trials=4, settings=VPBOSettings(n_candidates=64), warn_independent_sampling=False
+    )
 
 
 def test_oracle_trace_is_the_running_best_over_combinations() -> None:
