@@ -33,7 +33,7 @@ class StudyFitStore:
     def load(self, key: tuple[str, ...]) -> tuple[int, GPHyperparameters] | None:
         """The stored fit of ``key``; None if there is none or it is not a valid fit (written by
         another version: the model is then fitted from scratch)."""
-        text = _optuna_compat.get_study_system_attrs(self._study).get(attribute_name(key))
+        text = _optuna_compat.get_study_system_attrs(self._study).get(attribute_name(key), "")
         try:
             record = json.loads(text)
             n_observations, theta = int(record["n"]), np.asarray(record["theta"], dtype=np.float64)

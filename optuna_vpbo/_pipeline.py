@@ -23,10 +23,11 @@ from optuna.trial import FrozenTrial, TrialState
 from optuna_vpbo import _acquisition, _optuna_compat, _pending
 from optuna_vpbo._combinations import candidate_rows, is_stalled, least_observed, n_rows
 from optuna_vpbo._fit import ModelCache
-from optuna_vpbo._init_design import N_MAX_VALUE_POINTS, max_value_samples, mes_numeric_point, random_points
 from optuna_vpbo._fit_store import StudyFitStore
+from optuna_vpbo._init_design import N_MAX_VALUE_POINTS, max_value_samples, mes_numeric_point, random_points
 from optuna_vpbo._models import ModelData, ObjectiveModel, constraint_models, objective_model
 from optuna_vpbo._multi_objective import MAX_FRONT_STARTS, feasible_front, scalar_values, uses_hypervolume
+from optuna_vpbo._output_transforms import make_output_transform
 from optuna_vpbo._proposals import (
     N_LOCAL_CENTRES,
     N_SCREEN_CANDIDATES,
@@ -39,7 +40,6 @@ from optuna_vpbo._proposals import (
 )
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import VPBOSettings
-from optuna_vpbo._output_transforms import make_output_transform
 from optuna_vpbo._tree_encoder import TreeEncoder
 
 # How many of the best value proposals the diagnostics keep.
@@ -105,7 +105,9 @@ class TrialPipeline:
         n_observed = self._settings.n_refine - 1 if self._settings.n_refine > 0 else None
         stalled = is_stalled(len(observed.h), int(best_first[0]), self._settings.stall_trials, trial.number)
         proposal = self._propose(acquisition, observed, candidates, best_first, n_observed, rng, stalled)
-        return _suggestion(proposal, observed.encoder, {"phase": "proposals", "stalled": stalled, "top_proposals": _ranking(proposal, observed.encoder), **diagnostics})
+        ranking = _ranking(proposal, observed.encoder)
+        details = {"phase": "proposals", "stalled": stalled, "top_proposals": ranking, **diagnostics}
+        return _suggestion(proposal, observed.encoder, details)
 
     def _uses_hypervolume(self, study: Study, encoder: TreeEncoder) -> bool:
         limit = self._settings.max_enumerated_combinations
@@ -192,7 +194,8 @@ def _search_initialization(
 ) -> Suggestion:
     """The second half of the initial design: a random row, its numeric part by MES."""
     encoder = observed.encoder
-    max_values = max_value_samples(model.gp, random_points(encoder, N_MAX_VALUE_POINTS, rng), observed.h, observed.x, float(model.targets.max()), rng)
+    points = random_points(encoder, N_MAX_VALUE_POINTS, rng)
+    max_values = max_value_samples(model.gp, points, observed.h, observed.x, float(model.targets.max()), rng)
     row = encoder.random_rows(1, rng)[0]
     mask = encoder.numeric_masks(row.reshape(1, -1))[0]
     x_next = mes_numeric_point(model.gp, row, max_values, encoder.snap(candidates, mask)) if encoder.n_numeric else np.zeros(0)

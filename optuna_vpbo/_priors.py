@@ -46,7 +46,8 @@ def _dimension_scaled(theta: np.ndarray, d: int) -> tuple[float, np.ndarray]:
     gradient = np.zeros_like(theta)
     # LogNormal(mu, sigma) on l = exp(u): -log p = (u - mu)^2 / (2 sigma^2) + u.
     value = 0.0
-    for index, mu, sigma in ((slice(0, d), math.sqrt(2.0) + 0.5 * math.log(max(d, 1)), math.sqrt(3.0)), (slice(d + 1, d + 2), -4.0, 1.0)):
+    lengthscale_prior = (slice(0, d), math.sqrt(2.0) + 0.5 * math.log(max(d, 1)), math.sqrt(3.0))
+    for index, mu, sigma in (lengthscale_prior, (slice(d + 1, d + 2), -4.0, 1.0)):
         u = theta[index]
         value += float(((u - mu) ** 2 / (2.0 * sigma**2) + u).sum())
         gradient[index] = (u - mu) / sigma**2 + 1.0
