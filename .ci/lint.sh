@@ -4,5 +4,6 @@
 # mypy reads). Usage: .ci/lint.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ruff --version && ruff check optuna_vpbo tests/conftest.py tests/test_cli.py tests/test_optuna_compat.py tests/test_conformance.py
+# The package, and the tests that were written to these rules (the rest of tests/ is not yet).
+ruff --version && ruff check optuna_vpbo tests/test_cli.py tests/test_optuna_compat.py
 mypy --version && mypy
