@@ -17,7 +17,7 @@ python3 -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --upgrade pip
 # Its own build folder: the default one (build/<wheel tag>) holds the release build's CMake cache.
 "$venv/bin/python" -m pip install --quiet -C cmake.define.VPBO_SANITIZE=ON -C build-dir=build/sanitize \
-    . "pytest>=7" "mpmath>=1.3"
+    . "pytest>=7" "mpmath>=1.3" "scikit-learn>=1.2"
 # The interpreter is not instrumented: the ASan runtime has to be loaded before anything else, and
 # libstdc++ with it (ASan finds the real __cxa_throw at start-up only: without it, the first C++
 # exception aborts in ASan's interceptor).
