@@ -21,9 +21,9 @@ import scipy.optimize
 
 from optuna_vpbo import _core
 from optuna_vpbo._hyperparameters import HyperparameterLayout, hyperparameter_layout
+from optuna_vpbo._output_transforms import FittedTransform, OutputTransform
 from optuna_vpbo._priors import NegativeLogPrior, negative_log_prior
 from optuna_vpbo._subsets import training_subset
-from optuna_vpbo._output_transforms import FittedTransform, OutputTransform
 
 _logger = optuna.logging.get_logger(__name__)
 
@@ -68,7 +68,8 @@ class GPHyperparameters:
     @classmethod
     def default(cls, n_numeric: int, n_relevances: int = 0) -> GPHyperparameters:
         return cls(
-            np.full(n_numeric, DEFAULT_LENGTHSCALE), DEFAULT_VARIANCE, DEFAULT_NOISE, DEFAULT_LAMBDA, np.full(n_relevances, DEFAULT_RELEVANCE)
+            np.full(n_numeric, DEFAULT_LENGTHSCALE), DEFAULT_VARIANCE, DEFAULT_NOISE, DEFAULT_LAMBDA,
+            np.full(n_relevances, DEFAULT_RELEVANCE),
         )
 
     @classmethod
@@ -233,8 +234,8 @@ class RefitSchedule:
     Up to ``LONG_STUDY`` observations, as the paper: every ``refit_interval`` observations from
     ``n_restarts`` starts (one warm); with ``early_refits``, every ``n / EARLY_REFIT_DIVISOR``
     observations below that (every trial up to 20 observations): a fit on the first few points
-    says little about the next ones, and fits that small cost milliseconds. Beyond, once the data grew by ``REFIT_GROWTH`` of what the
-    last fit saw (at least ``refit_interval``), from the warm start alone: the likelihood surface
+    says little about the next ones, and fits that small cost milliseconds. Beyond, once the data grew by ``REFIT_GROWTH``
+    of what the last fit saw (at least ``refit_interval``), from the warm start alone: the likelihood surface
     moves little when a few percent of points are added, and random restarts cost a full fit each.
     """
 
@@ -298,7 +299,8 @@ class ModelCache:
     """
 
     def __init__(
-        self, refit_interval: int, n_restarts: int, *, early_refits: bool = False, prior: str = "none", categorical_relevance: bool = False
+        self, refit_interval: int, n_restarts: int, *, early_refits: bool = False, prior: str = "none",
+        categorical_relevance: bool = False,
     ) -> None:
         self._schedule = RefitSchedule(refit_interval, n_restarts, early_refits)
         self._prior = prior
@@ -345,7 +347,8 @@ class ModelCache:
         return y, fitted, fitted_transform
 
     def gp(
-        self, key: tuple[str, ...], numbers: np.ndarray, data: tuple[np.ndarray, np.ndarray, np.ndarray], hyperparameters: GPHyperparameters
+        self, key: tuple[str, ...], numbers: np.ndarray, data: tuple[np.ndarray, np.ndarray, np.ndarray],
+        hyperparameters: GPHyperparameters,
     ) -> tuple[_core.MixedGP, np.ndarray]:
         """The GP of model ``key`` on ``data = (h, x, y)`` of the trials ``numbers``, and the
         order of the data in it (indices; a subset beyond ``GP_MAX_POINTS`` observations).

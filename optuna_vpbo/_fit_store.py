@@ -44,12 +44,13 @@ class StudyFitStore:
     def load(self, key: tuple[str, ...]) -> tuple[int, GPHyperparameters] | None:
         """The stored fit of ``key``; None if there is none, it is of another version or it is
         not a valid fit (the model is then fitted from scratch)."""
-        text = _optuna_compat.get_study_system_attrs(self._study).get(attribute_name(key))
+        text = _optuna_compat.get_study_system_attrs(self._study).get(attribute_name(key), "")
         try:
             record = json.loads(text)
             version = record.get("version")
             if version != STORED_FIT_VERSION:
-                _logger.debug(f"The stored fit {attribute_name(key)} is of version {version!r}, not {STORED_FIT_VERSION!r}: refitted.")
+                name = attribute_name(key)
+                _logger.debug(f"The stored fit {name} is of version {version!r}, not {STORED_FIT_VERSION!r}: refitted.")
                 return None
             layout = hyperparameter_layout(int(record["n_numeric"]), int(record.get("n_relevances", 0)))
             n_observations, theta = int(record["n"]), np.asarray(record["theta"], dtype=np.float64)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from typing import Any
 
 from optuna_vpbo import _core
 
@@ -46,7 +47,7 @@ def hyperparameter_layout(n_numeric: int, n_relevances: int = 0) -> Hyperparamet
     """The layout of a model with ``n_numeric`` lengthscales and ``n_relevances`` relevances
     (``_core.HyperparameterLayout``; a ValueError on a negative count)."""
     native = _core.HyperparameterLayout(n_numeric, n_relevances)
-    blocks = {}
+    blocks: dict[str, Any] = {}
     for block in native.blocks():
         if block.name not in _FIELDS:
             raise RuntimeError(f"the native core has a hyperparameter block {block.name!r} this package does not know")

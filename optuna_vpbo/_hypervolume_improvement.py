@@ -18,7 +18,6 @@ import math
 
 import numpy as np
 
-
 # Margin of the reference point beyond the worst observed value, as a fraction of the range.
 REFERENCE_MARGIN = 0.1
 

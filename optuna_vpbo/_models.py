@@ -12,6 +12,7 @@ from optuna.trial import FrozenTrial
 
 from optuna_vpbo import _core
 from optuna_vpbo._fit import FitStore, GPHyperparameters, ModelCache
+from optuna_vpbo._optuna_compat import trial_constraints
 from optuna_vpbo._output_transforms import ConstraintStandardize, FittedConstraintStandardize, OutputTransform
 
 
@@ -84,10 +85,11 @@ def constraint_models(
     """One GP per constraint (Gardner et al. 2014) and which trials are feasible (all constraints
     <= 0). Trials of an unconstrained study are all feasible; a trial that lacks a constraint's
     value counts as infeasible and is left out of that constraint's GP."""
-    names = sorted(set().union(*(t.constraints.keys() for t in complete)))
+    by_trial = [trial_constraints(t) for t in complete]
+    names = sorted(set().union(*(c.keys() for c in by_trial)))
     if not names:
         return [], np.ones(len(complete), dtype=bool)
-    values = np.array([[t.constraints.get(name, math.nan) for name in names] for t in complete])
+    values = np.array([[c.get(name, math.nan) for name in names] for c in by_trial])
     feasible = np.all(values <= 0.0, axis=1)  # NaN compares False: infeasible
     models = []
     for j, name in enumerate(names):
@@ -96,14 +98,18 @@ def constraint_models(
     return models, feasible
 
 
-def success_model(cache: ModelCache, key: tuple[str, ...], data: ModelData, labels: np.ndarray, rng: np.random.Generator) -> ConstraintModel:
+def success_model(
+    cache: ModelCache, key: tuple[str, ...], data: ModelData, labels: np.ndarray, rng: np.random.Generator
+) -> ConstraintModel:
     """The GP of success labels (``_trial_states.success_labels``: <= 0 a success) of every
     finished trial, a constraint whose log P(feasible) is the log probability of success."""
     model = _constraint_model(cache, (*key, "success"), data, labels, rng)
     return ConstraintModel(model.gp, model.threshold, is_success_model=True)
 
 
-def _constraint_model(cache: ModelCache, key: tuple[str, ...], data: ModelData, values: np.ndarray, rng: np.random.Generator) -> ConstraintModel:
+def _constraint_model(
+    cache: ModelCache, key: tuple[str, ...], data: ModelData, values: np.ndarray, rng: np.random.Generator
+) -> ConstraintModel:
     """A GP of constraint ``values`` (<= 0 feasible) and the image of the bound 0 in its targets."""
     g, hyperparameters, transform = cache.fit_or_reuse(key, data.h, data.x, values, ConstraintStandardize(), rng, data.store)
     assert isinstance(transform, FittedConstraintStandardize)  # what ConstraintStandardize fits

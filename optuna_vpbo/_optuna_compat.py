@@ -12,14 +12,44 @@ import warnings
 from collections.abc import Callable, Container, Sequence
 from typing import Any
 
+import optuna
+from optuna.samplers._base import _process_constraints_after_trial
 from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
-try:  # Optuna >= 4.5 (hides Optuna's own frames from the warning's location)
+_optuna_warn: Callable[[str, type[Warning]], None] | None
+try:  # Optuna >= 4.7 (hides Optuna's own frames from the warning's location)
     from optuna._warnings import optuna_warn as _optuna_warn
 except ImportError:  # older Optuna: the plain warning
     _optuna_warn = None
-from optuna.samplers._base import _INDEPENDENT_SAMPLING_WARNING_TEMPLATE, _process_constraints_after_trial
+
+try:  # Optuna >= 4.5
+    from optuna.samplers._base import _INDEPENDENT_SAMPLING_WARNING_TEMPLATE
+except ImportError:  # older Optuna: the same wording, which its samplers wrote inline
+    _INDEPENDENT_SAMPLING_WARNING_TEMPLATE = (
+        "The parameter `{param_name}` in Trial#{trial_number} is sampled independently "
+        "using `{independent_sampler_name}` instead of `{sampler_name}`, potentially "
+        "degrading the optimization performance. This fallback happened because "
+        "{fallback_reason}. You can suppress this warning by setting "
+        "`warn_independent_sampling` to `False` in the constructor of `{sampler_name}` if "
+        "this independent sampling is intended behavior."
+    )
+
+# Optuna 5 added named constraints (``Trial.set_constraint``, ``FrozenTrial.constraints`` as a
+# dict) and deprecated ``constraints_func``; Optuna 4 has only ``constraints_func``, whose values
+# its samplers store as a list in the trial's system attribute "constraints".
+HAS_NAMED_CONSTRAINTS = hasattr(optuna.trial.Trial, "set_constraint")
+_CONSTRAINTS_KEY = "constraints"
+
+
+def trial_constraints(trial: FrozenTrial) -> dict[str, float]:
+    """A finished trial's constraint values by name (``constraints_func``'s by position: "0",
+    "1", ...); empty if it has none."""
+    if HAS_NAMED_CONSTRAINTS:
+        constraints: dict[str, float] = trial.constraints
+        return constraints
+    values = trial.system_attrs.get(_CONSTRAINTS_KEY)
+    return {} if values is None else {str(i): value for i, value in enumerate(values)}
 
 
 def get_trials(study: Study, states: Container[TrialState] | None = None, *, use_cache: bool) -> list[FrozenTrial]:
@@ -64,7 +94,7 @@ def process_constraints_after_trial(
     constraints_func: Callable[[FrozenTrial], Sequence[float]], study: Study, trial: FrozenTrial, state: TrialState
 ) -> None:
     """Evaluate ``constraints_func`` on a finished trial and store its values where
-    ``FrozenTrial.constraints`` reads them, as Optuna's samplers do in ``after_trial``."""
+    ``trial_constraints`` reads them, as Optuna's samplers do in ``after_trial``."""
     _process_constraints_after_trial(constraints_func, study, trial, state)
 
 

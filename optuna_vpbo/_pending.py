@@ -62,7 +62,7 @@ def published_params(trial: FrozenTrial) -> Params | None:
     """The suggestion a trial published; None if none, or if read while being rewritten (a longer
     suggestion's chunks not all there, or a mix of two that is no JSON)."""
     count = trial.system_attrs.get(f"{RELATIVE_PARAMS_KEY}:count", 0)
-    chunks = [trial.system_attrs.get(f"{RELATIVE_PARAMS_KEY}:{i}") for i in range(count)]
+    chunks: list[Any] = [trial.system_attrs.get(f"{RELATIVE_PARAMS_KEY}:{i}") for i in range(count)]
     if not count or None in chunks:
         return None
     try:

@@ -23,10 +23,18 @@ from optuna.trial import FrozenTrial, TrialState
 from optuna_vpbo import _acquisition, _core, _optuna_compat, _pending
 from optuna_vpbo._combinations import candidate_rows, is_stalled, least_observed, n_rows
 from optuna_vpbo._fit import ModelCache
-from optuna_vpbo._init_design import N_MAX_VALUE_POINTS, max_value_samples, mes_numeric_point, random_points
 from optuna_vpbo._fit_store import StudyFitStore
-from optuna_vpbo._models import ConstraintModel, ModelData, ObjectiveModel, constraint_models, objective_model, success_model
+from optuna_vpbo._init_design import N_MAX_VALUE_POINTS, max_value_samples, mes_numeric_point, random_points
+from optuna_vpbo._models import (
+    ConstraintModel,
+    ModelData,
+    ObjectiveModel,
+    constraint_models,
+    objective_model,
+    success_model,
+)
 from optuna_vpbo._multi_objective import MAX_FRONT_STARTS, feasible_front, scalar_values, uses_hypervolume
+from optuna_vpbo._output_transforms import make_output_transform
 from optuna_vpbo._proposals import (
     N_LOCAL_CENTRES,
     N_SCREEN_CANDIDATES,
@@ -40,7 +48,6 @@ from optuna_vpbo._proposals import (
 )
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import VPBOSettings
-from optuna_vpbo._output_transforms import make_output_transform
 from optuna_vpbo._tree_encoder import TreeEncoder
 from optuna_vpbo._trial_states import finished_trials, impute_failed_values, impute_pruned_values, success_labels
 
@@ -118,7 +125,8 @@ class TrialPipeline:
         if observed.n_finished(self._settings) < max(self._settings.n_random_startup_trials, 1) or not observed.complete:
             return Suggestion({}, None, {"phase": "random"})
         rng = np.random.default_rng([seed, trial.number])
-        if observed.n_finished(self._settings) >= self._settings.n_startup_trials and self._uses_hypervolume(study, observed.encoder):
+        n_finished = observed.n_finished(self._settings)
+        if n_finished >= self._settings.n_startup_trials and self._uses_hypervolume(study, observed.encoder):
             return self._propose_hypervolume(study, observed, rng)
         values, direction = scalar_values(observed.values, study.directions, rng)
         transform = make_output_transform(self._settings.output_transform, direction)
@@ -127,7 +135,7 @@ class TrialPipeline:
         constraints, feasible = self._feasibility(observed, data, rng)
         candidates = sobol_candidates(observed.encoder.n_numeric, self._settings.n_candidates, rng)
         diagnostics = {**_model_diagnostics(model, observed.encoder), **_state_diagnostics(observed, self._settings)}
-        if observed.n_finished(self._settings) < self._settings.n_startup_trials:
+        if n_finished < self._settings.n_startup_trials:
             return _search_initialization(model, observed, candidates, rng, diagnostics)
         acquisition = _acquisition.with_feasibility(_acquisition.log_expected_improvement(model, feasible), constraints)
         best_first = np.lexsort((-model.targets, ~feasible))  # feasible trials first, each group best first
@@ -135,9 +143,13 @@ class TrialPipeline:
         stalled = is_stalled(len(observed.complete), int(best_first[0]), self._settings.stall_trials, trial.number)
         proposal = self._propose(acquisition, observed, candidates, best_first, n_observed, rng, stalled)
         diagnostics.update(_success_diagnostics(constraints, proposal))
-        return _suggestion(proposal, observed.encoder, {"phase": "proposals", "stalled": stalled, "top_proposals": _ranking(proposal, observed.encoder), **diagnostics})
+        ranking = _ranking(proposal, observed.encoder)
+        details = {"phase": "proposals", "stalled": stalled, "top_proposals": ranking, **diagnostics}
+        return _suggestion(proposal, observed.encoder, details)
 
-    def _feasibility(self, observed: _Observations, data: ModelData, rng: np.random.Generator) -> tuple[list[ConstraintModel], np.ndarray]:
+    def _feasibility(
+        self, observed: _Observations, data: ModelData, rng: np.random.Generator
+    ) -> tuple[list[ConstraintModel], np.ndarray]:
         """The constraint GPs (on the complete trials) and the success GP (on every finished
         trial, when some failed), and which objective rows may be the incumbent: the feasible
         complete trials (a pruned trial's value is imputed, never an incumbent)."""
@@ -212,11 +224,20 @@ class TrialPipeline:
         taken_h, taken_x = observed.taken
         starts = RefinementStarts(observed.h[starts_order], observed.x[starts_order], n_observed, taken_h, taken_x)
         return propose(
-            acquisition, rows, encoder.numeric_masks(rows), candidates, starts, snap=encoder.snap, n_ranking=N_RANKING, repeats=observed.repeats()
+            acquisition,
+            rows,
+            encoder.numeric_masks(rows),
+            candidates,
+            starts,
+            snap=encoder.snap,
+            n_ranking=N_RANKING,
+            repeats=observed.repeats(),
         )
 
 
-def _observe(study: Study, trial: FrozenTrial, search_space: Mapping[str, BaseDistribution], settings: VPBOSettings) -> _Observations:
+def _observe(
+    study: Study, trial: FrozenTrial, search_space: Mapping[str, BaseDistribution], settings: VPBOSettings
+) -> _Observations:
     """The finished trials of the search tree (complete, pruned, failed), encoded, and the other
     running trials."""
     trials = _optuna_compat.get_trials(
@@ -225,7 +246,9 @@ def _observe(study: Study, trial: FrozenTrial, search_space: Mapping[str, BaseDi
     finished = finished_trials(trials)
     tree = infer_search_tree(finished.complete, search_space)
     encoder = TreeEncoder(tree)
-    complete, pruned, failed = ([t for t in group if encoder.covers(t.params)] for group in (finished.complete, finished.pruned, finished.failed))
+    complete, pruned, failed = (
+        [t for t in group if encoder.covers(t.params)] for group in (finished.complete, finished.pruned, finished.failed)
+    )
     values = np.array([t.values for t in complete], dtype=np.float64).reshape(len(complete), len(study.directions))
     single = len(study.directions) == 1
     imputed, imputed_values = _imputed((complete, pruned, failed), study, settings) if single else ([], np.zeros(0))
@@ -236,7 +259,9 @@ def _observe(study: Study, trial: FrozenTrial, search_space: Mapping[str, BaseDi
     return _Observations(encoder, complete, pruned, failed, h, x, values, pending, key, imputed)
 
 
-def _imputed(observed_trials: tuple[list[FrozenTrial], list[FrozenTrial], list[FrozenTrial]], study: Study, settings: VPBOSettings) -> tuple[list[FrozenTrial], np.ndarray]:
+def _imputed(
+    observed_trials: tuple[list[FrozenTrial], list[FrozenTrial], list[FrozenTrial]], study: Study, settings: VPBOSettings
+) -> tuple[list[FrozenTrial], np.ndarray]:
     """The objective model's rows after the complete trials: the pruned trials, then the failed
     ones, each with its imputed value (``_trial_states``; none without a complete value)."""
     complete, pruned, failed = observed_trials
@@ -258,12 +283,14 @@ def _search_initialization(
     """The second half of the initial design: a random row, its numeric part by MES; another
     random row while the point repeats a pruned or failed trial (``MAX_DESIGN_DRAWS`` draws)."""
     encoder = observed.encoder
-    max_values = max_value_samples(model.gp, random_points(encoder, N_MAX_VALUE_POINTS, rng), observed.h, observed.x, float(model.targets.max()), rng)
+    points = random_points(encoder, N_MAX_VALUE_POINTS, rng)
+    max_values = max_value_samples(model.gp, points, observed.h, observed.x, float(model.targets.max()), rng)
     repeats = observed.repeats()
     for _ in range(MAX_DESIGN_DRAWS):
         row = encoder.random_rows(1, rng)[0]
         mask = encoder.numeric_masks(row.reshape(1, -1))[0]
-        x_next = mes_numeric_point(model.gp, row, max_values, encoder.snap(candidates, mask)) if encoder.n_numeric else np.zeros(0)
+        snapped = encoder.snap(candidates, mask)
+        x_next = mes_numeric_point(model.gp, row, max_values, snapped) if encoder.n_numeric else np.zeros(0)
         if not repeats.contains(row, x_next):
             break
     return Suggestion(encoder.decode(row, x_next), None, {"phase": "mes", **diagnostics})

@@ -120,7 +120,7 @@ def local_candidates(centres: np.ndarray, n: int, rng: np.random.Generator) -> n
     if n == 0 or len(centres) == 0 or centres.shape[1] == 0:
         return np.zeros((0, centres.shape[1]))
     origins = centres[np.arange(n) % len(centres)]
-    scales = np.exp(rng.uniform(*np.log(LOCAL_SCALES), size=(n, 1)))
+    scales = np.exp(rng.uniform(np.log(LOCAL_SCALES[0]), np.log(LOCAL_SCALES[1]), size=(n, 1)))
     return np.clip(origins + scales * rng.standard_normal(origins.shape), 0.0, 1.0)
 
 
@@ -129,7 +129,9 @@ def is_taken(taken_x: np.ndarray, x: np.ndarray) -> bool:
     return bool(np.any(np.all(np.abs(taken_x - x) <= SAME_POINT, axis=1)))
 
 
-def refine(acquisition: _core.Acquisition, row: np.ndarray, x0: np.ndarray, active: np.ndarray, snap: Snap) -> tuple[np.ndarray, float]:
+def refine(
+    acquisition: _core.Acquisition, row: np.ndarray, x0: np.ndarray, active: np.ndarray, snap: Snap
+) -> tuple[np.ndarray, float]:
     """Maximise the acquisition over the ``active`` dimensions of x (the others as in ``x0``)
     with the row fixed; the result is snapped to the parameters' grids and scored there."""
     h_row = row.reshape(1, -1).astype(np.int32)

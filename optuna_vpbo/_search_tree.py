@@ -284,7 +284,8 @@ def infer_search_tree(
         for name, dist in distributions.items()
         if isinstance(dist, CategoricalDistribution) or name in sizes
     }
-    conditions = {name: _condition(presence, codes, sizes, name) for name in distributions if name not in roots}
+    # codes holds no None here: every value lies on its consistent distribution.
+    conditions = {name: _condition(presence, codes, sizes, name) for name in distributions if name not in roots}  # type: ignore[arg-type]
     # Modelled: the root parameters and, transitively, the children of modelled parents.
     modelled = set(roots)
     while children := {

@@ -98,7 +98,8 @@ class TreeEncoder:
         return np.isin(self.numeric_names, leaf.numerics)
 
     def leaf_of_row(self, row: np.ndarray) -> Leaf:
-        codes = {name: int(code) for name, code, inactive in zip(self.categorical_names, row, self.inactive_codes) if code != inactive}
+        columns = zip(self.categorical_names, row, self.inactive_codes)
+        codes = {name: int(code) for name, code, inactive in columns if code != inactive}
         return self.tree.leaf_of_codes(codes)
 
     def numeric_masks(self, rows: np.ndarray) -> np.ndarray:

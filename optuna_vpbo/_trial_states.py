@@ -97,8 +97,10 @@ def impute_pruned_values(complete: Sequence[FrozenTrial], pruned: Sequence[Froze
         if step is not None and math.isfinite(trial.intermediate_values[step]):
             by_step.setdefault(step, []).append(i)
     for step, members in by_step.items():
-        peers = [(sign * t.intermediate_values[step], final) for t, final in zip(complete, finals) if step in t.intermediate_values]
-        peers = [(v, f) for v, f in peers if math.isfinite(v) and math.isfinite(f)]
+        reported = [
+            (sign * t.intermediate_values[step], final) for t, final in zip(complete, finals) if step in t.intermediate_values
+        ]
+        peers = [(v, f) for v, f in reported if math.isfinite(v) and math.isfinite(f)]
         if not peers:
             continue
         last = np.array([sign * pruned[i].intermediate_values[step] for i in members])

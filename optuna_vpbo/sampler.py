@@ -107,7 +107,7 @@ class VPBOSampler(BaseSampler):
         self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
         self._warn_independent_sampling = warn_independent_sampling
         self._constraints_func = constraints_func
-        if constraints_func is not None:
+        if constraints_func is not None and _optuna_compat.HAS_NAMED_CONSTRAINTS:  # Optuna 4: the only way
             _optuna_compat.warn(
                 "`constraints_func` is deprecated in Optuna 5 (as in Optuna's samplers): use "
                 "`optuna.trial.Trial.set_constraint` instead.",
@@ -249,7 +249,7 @@ def _check_bool(name: str, value: object) -> None:
 def seed_entropy(seed: int | None) -> int:
     """A non-negative integer seeding the per-trial random streams."""
     if seed is None:
-        return int(np.random.SeedSequence().entropy)
+        return int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]  # drawn entropy is an int
     return int(seed) % (1 << 64)
 
 

@@ -25,7 +25,6 @@ from optuna.distributions import (
     IntDistribution,
 )
 
-
 # Continuous floats decode at least this fraction of their (log) range inside their bounds.
 BOUND_MARGIN = 1e-6
 # Two values of a float are the same configuration within this fraction of its (log) range
@@ -76,7 +75,7 @@ class _NumericScale:
         if self.log:
             v = math.exp(v)
         if self.is_int:
-            grid = dist.step if not dist.log else 1
+            grid = 1 if dist.log or dist.step is None else dist.step  # an int's step is never None
             k = round((v - dist.low) / grid)
             return int(min(dist.high, max(dist.low, dist.low + k * grid)))
         if self.step is not None:
@@ -106,7 +105,7 @@ class _NumericScale:
         v = self.low + np.clip(units, 0.0, 1.0) * (self.high - self.low)
         if self.log:
             v = np.exp(v)
-        grid = 1 if self.log else dist.step
+        grid = 1 if self.log or dist.step is None else dist.step  # not None: on a grid (above)
         n_steps = round((dist.high - dist.low) / grid)
         values = dist.low + np.clip(np.round((v - dist.low) / grid), 0, n_steps) * grid
         scaled = np.log(values) if self.log else values

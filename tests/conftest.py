@@ -41,6 +41,7 @@ import pytest  # noqa: E402
 from optuna.trial import FrozenTrial, TrialState  # noqa: E402
 
 from optuna_vpbo import VPBOSampler, VPBOSettings  # noqa: E402
+from optuna_vpbo._optuna_compat import HAS_NAMED_CONSTRAINTS  # noqa: E402
 from optuna_vpbo._pending import RELATIVE_PARAMS_KEY  # noqa: E402
 
 # Small enough that a few trials reach the GP phase, fast on a shared 2-core machine.
@@ -343,3 +344,12 @@ def run_bounded(command: list[str], timeout: float, **kwargs: object) -> subproc
         process.communicate()
         pytest.fail(f"{command[0]} did not finish within {timeout:.0f} s", pytrace=False)
     return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+
+# --- Optuna versions ---------------------------------------------------------------------------
+
+# Trial.set_constraint and FrozenTrial.constraints came with Optuna 5; Optuna 4 has only
+# constraints_func (the sampler reads both through _optuna_compat.trial_constraints).
+needs_named_constraints = pytest.mark.skipif(
+    not HAS_NAMED_CONSTRAINTS, reason=f"Optuna {optuna.__version__} has no Trial.set_constraint (Optuna >= 5)"
+)

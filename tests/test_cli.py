@@ -4,15 +4,17 @@ progress bars, ``report``, ``table`` and ``docs`` on what it stored."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from conftest import run_bounded
-from optuna_vpbo.benchmarks.__main__ import main
+from optuna_vpbo.benchmarks.__main__ import _exit_for_missing_module, main
 from optuna_vpbo.benchmarks.doc_tables import regenerate_docs
 from optuna_vpbo.benchmarks.progress import RunProgress
 from optuna_vpbo.benchmarks.report import collect
@@ -54,6 +56,46 @@ def test_list_prints_the_problems_spaces_and_the_samplers() -> None:
     assert re.search(r"^gp +Optuna's GPSampler$", output, re.MULTILINE)
 
 
+@pytest.mark.parametrize(("module", "extra"), [("PIL", "benchmarks"), ("matplotlib", "benchmarks")])
+def test_a_missing_optional_dependency_names_the_extra(module: str, extra: str, tmp_path: Path) -> None:
+    # As after a plain `pip install .`: the module cannot be imported (None in sys.modules).
+    code = f"import sys; sys.modules[{module!r}] = None; from optuna_vpbo.benchmarks.__main__ import main; main(['list'])"
+    result = run_bounded([sys.executable, "-c", code], TIMEOUT_SECONDS, cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+    assert f"the optional dependency {module!r} is not installed" in result.stderr
+    assert f'pip install "optuna-vpbo[{extra}]"' in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("module", "extra"), [("sklearn.ensemble", "benchmarks"), ("smac", "benchmarks"), ("cmaes", "peers"), ("plotly", "plot")]
+)
+def test_each_optional_module_maps_to_its_extra(module: str, extra: str) -> None:
+    with pytest.raises(SystemExit, match=re.escape(f'pip install "optuna-vpbo[{extra}]"')):
+        _exit_for_missing_module(ModuleNotFoundError(f"No module named {module!r}", name=module))
+
+
+def test_a_missing_module_of_no_extra_is_raised_as_is(tmp_path: Path) -> None:
+    code = "from optuna_vpbo.benchmarks.__main__ import _exit_for_missing_module as f; f(ModuleNotFoundError(name='nope'))"
+    result = run_bounded([sys.executable, "-c", code], TIMEOUT_SECONDS, cwd=tmp_path)
+    assert result.returncode == 1 and "ModuleNotFoundError" in result.stderr
+
+
+def test_a_closed_pipe_ends_the_command_quietly(tmp_path: Path) -> None:
+    # `vpbo-benchmark list | head -1`, made deterministic: the reader is gone before any write.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        result = subprocess.run(
+            [*vpbo_benchmark(), "list", "--problems", "func2c"],
+            stdout=write_end, stderr=subprocess.PIPE, text=True, cwd=tmp_path, timeout=TIMEOUT_SECONDS,
+        )
+    finally:
+        os.close(write_end)
+    assert result.stderr == ""
+    assert result.returncode == 141  # 128 + SIGPIPE, as `yes | head -1` leaves for `yes`
+
+
 def test_module_entry_point_still_works(tmp_path: Path) -> None:
     result = run_bounded([sys.executable, "-m", "optuna_vpbo.benchmarks", "--help"], TIMEOUT_SECONDS, cwd=tmp_path)
     assert result.returncode == 0 and "list" in result.stdout and "docs" in result.stdout
@@ -69,7 +111,7 @@ def stored_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert "2 runs to do (0 stored already)" in output
     assert "[2/2] func2c" in output
     # The overall bar counts trials and reaches all of them; a bar per run names the run.
-    assert f"all runs (2/2 done): 100%" in output and f"{2 * N_TRIALS}/{2 * N_TRIALS}" in output
+    assert "all runs (2/2 done): 100%" in output and f"{2 * N_TRIALS}/{2 * N_TRIALS}" in output
     assert "func2c vpbo seed=0" in output
     return root
 

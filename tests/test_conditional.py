@@ -22,7 +22,7 @@ from optuna.distributions import (
 )
 from optuna.trial import FrozenTrial, TrialState
 
-from conftest import assert_all_complete, make_sampler, published_params, run_study
+from conftest import assert_all_complete, make_sampler, needs_named_constraints, published_params, run_study
 from optuna_vpbo._search_tree import MIN_TRIALS_FOR_CONDITIONS, Condition, Leaf, infer_search_tree
 
 SAMPLER_LOGGER = "optuna_vpbo.sampler"
@@ -227,6 +227,7 @@ def test_two_threads() -> None:
     assert_all_complete(study, 16)
 
 
+@needs_named_constraints
 def test_multi_objective_and_constraints() -> None:
     def objective(trial: optuna.Trial) -> tuple[float, float]:
         value = conditional_objective(trial)

@@ -12,7 +12,7 @@ import optuna
 import pytest
 from optuna._hypervolume import compute_hypervolume
 
-from conftest import assert_all_complete, assert_gp_suggestions_used, make_sampler
+from conftest import assert_all_complete, assert_gp_suggestions_used, make_sampler, needs_named_constraints
 from optuna_vpbo import _core
 from optuna_vpbo._acquisition import log_expected_hypervolume_improvement
 from optuna_vpbo._fit import GPHyperparameters
@@ -221,6 +221,7 @@ def three_objective_constrained(trial: optuna.Trial) -> tuple[float, float, floa
         (three_objective_constrained, ["minimize", "minimize", "minimize"]),
     ],
 )
+@needs_named_constraints
 def test_constrained_studies_with_two_threads(objective, directions) -> None:  # type: ignore[no-untyped-def]
     n_startup, n_trials = 8, 30
     sampler = make_sampler(seed=3, n_startup_trials=n_startup, record_proposals=True)

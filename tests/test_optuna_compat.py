@@ -11,7 +11,9 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
+from conftest import needs_named_constraints
 from optuna_vpbo._optuna_compat import (
+    HAS_NAMED_CONSTRAINTS,
     get_study_system_attrs,
     get_trials,
     independent_sampling_warning,
@@ -20,6 +22,7 @@ from optuna_vpbo._optuna_compat import (
     set_study_system_attr,
     set_trial_system_attr,
     set_trial_user_attr,
+    trial_constraints,
     warn,
 )
 
@@ -104,9 +107,32 @@ def test_constraints_after_trial_are_stored_where_frozen_trial_reads_them() -> N
             process_constraints_after_trial(constraints, study, frozen, state)
     study.tell(done, 1.0)
     study.tell(failed, state=TrialState.FAIL)
-    # The sampler reads constraints by name (``FrozenTrial.constraints`` is a dict since Optuna 5).
-    assert study.trials[0].constraints == {"0": -0.5, "1": -1.0}
-    assert not study.trials[1].constraints  # failed trials get none
+    # The sampler reads constraints by name; constraints_func's are named by position.
+    assert trial_constraints(study.trials[0]) == {"0": -0.5, "1": -1.0}
+    assert trial_constraints(study.trials[1]) == {}  # failed trials get none
+    if HAS_NAMED_CONSTRAINTS:
+        assert trial_constraints(study.trials[0]) == study.trials[0].constraints
+
+
+def test_trial_constraints_of_an_unconstrained_trial_are_empty() -> None:
+    study = optuna.create_study()
+    study.tell(study.ask(), 1.0)
+    assert trial_constraints(study.trials[0]) == {}
+
+
+def test_named_constraints_are_flagged_by_the_optuna_version() -> None:
+    major = int(optuna.__version__.split(".")[0])
+    assert HAS_NAMED_CONSTRAINTS == (major >= 5)
+
+
+@needs_named_constraints
+def test_named_constraints_are_read_by_name() -> None:
+    study = optuna.create_study()
+    trial = study.ask()
+    trial.set_constraint("budget", 2.5)
+    trial.set_constraint("memory", -1.0)
+    study.tell(trial, 0.0)
+    assert trial_constraints(study.trials[0]) == {"budget": 2.5, "memory": -1.0}
 
 
 def test_nan_constraints_are_refused() -> None:
@@ -116,19 +142,30 @@ def test_nan_constraints_are_refused() -> None:
         process_constraints_after_trial(lambda _: (float("nan"),), study, study.trials[trial.number], TrialState.COMPLETE)
 
 
-def test_a_short_constrained_study_reaches_the_model() -> None:
+@pytest.mark.parametrize("constraints", [pytest.param("named", marks=needs_named_constraints), "constraints_func"])
+def test_a_short_constrained_study_reaches_the_model(constraints: str) -> None:
     """Every compat function on the sampler's own path: the model phases, diagnostics (user
-    attributes), publication (system attributes) and constraints."""
+    attributes), publication (system attributes) and constraints (named, or by constraints_func
+    which is Optuna 4's only way)."""
     from optuna_vpbo import VPBOSampler
 
     def objective(trial: optuna.Trial) -> float:
         kind = trial.suggest_categorical("kind", ["a", "b"])
         x = trial.suggest_float("x", -1.0, 1.0)
-        trial.set_constraint("c", x - 0.5)
+        if constraints == "named":
+            trial.set_constraint("c", x - 0.5)
         return x * x + (kind == "b")
 
-    study = optuna.create_study(sampler=VPBOSampler(seed=0, n_startup_trials=4, record_proposals=True))
+    def constraints_func(trial: optuna.trial.FrozenTrial) -> tuple[float]:
+        return (trial.params["x"] - 0.5,)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # Optuna 5 deprecates constraints_func
+        given = None if constraints == "named" else constraints_func
+        sampler = VPBOSampler(seed=0, n_startup_trials=4, record_proposals=True, constraints_func=given)
+    study = optuna.create_study(sampler=sampler)
     study.optimize(objective, n_trials=8)
+    assert all(trial_constraints(t) == {"c" if constraints == "named" else "0": t.params["x"] - 0.5} for t in study.trials)
     phases = [t.user_attrs["vpbo"]["phase"] for t in study.trials]
     assert phases == ["random", "random", "mes", "mes"] + ["proposals"] * 4, phases
     assert all(any(k.startswith("vpbo:relative_params") for k in t.system_attrs) for t in study.trials[2:])

@@ -4,17 +4,43 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from pathlib import Path
+from typing import NoReturn
 
-from optuna_vpbo import VPBOSampler
-from optuna_vpbo.benchmarks import catalogue, doc_tables, overhead, suite_report, trial_states
-from optuna_vpbo.benchmarks.hypervolume import hypervolume_table
-from optuna_vpbo.benchmarks.oracle import ORACLE
-from optuna_vpbo.benchmarks.plots import SMOOTH_WINDOW, write_figures
-from optuna_vpbo.benchmarks.problems import PROBLEM_NAMES
-from optuna_vpbo.benchmarks.report import CHECKPOINTS, N_INIT, REPORT_NAME, collect, write_report
-from optuna_vpbo.benchmarks.runner import run
-from optuna_vpbo.benchmarks.samplers import SAMPLER_FACTORIES
+# The extra of pyproject.toml that brings each optional top-level module the commands import.
+_EXTRA_OF_MODULE = {
+    **dict.fromkeys(["matplotlib", "PIL", "sklearn", "xgboost", "mlxtend", "tqdm", "smac", "ConfigSpace", "dask"], "benchmarks"),
+    **dict.fromkeys(["cmaes", "ax", "botorch", "gpytorch", "torch"], "peers"),
+    "plotly": "plot",
+}
+
+
+def _exit_for_missing_module(error: ModuleNotFoundError) -> NoReturn:
+    """Exit with the extra to install when ``error`` is an optional dependency; else re-raise."""
+    module = (error.name or "").partition(".")[0]
+    extra = _EXTRA_OF_MODULE.get(module)
+    if extra is None:
+        raise error
+    raise SystemExit(
+        f"vpbo-benchmark: the optional dependency {module!r} is not installed ({error}); "
+        f'install the "{extra}" extra: pip install "optuna-vpbo[{extra}]" (from a clone: pip install ".[{extra}]")'
+    ) from None
+
+
+try:
+    from optuna_vpbo import VPBOSampler
+    from optuna_vpbo.benchmarks import catalogue, doc_tables, overhead, suite_report, trial_states
+    from optuna_vpbo.benchmarks.hypervolume import hypervolume_table
+    from optuna_vpbo.benchmarks.oracle import ORACLE
+    from optuna_vpbo.benchmarks.plots import SMOOTH_WINDOW, write_figures
+    from optuna_vpbo.benchmarks.problems import PROBLEM_NAMES
+    from optuna_vpbo.benchmarks.report import CHECKPOINTS, N_INIT, REPORT_NAME, collect, write_report
+    from optuna_vpbo.benchmarks.runner import run
+    from optuna_vpbo.benchmarks.samplers import SAMPLER_FACTORIES
+except ModuleNotFoundError as missing:
+    _exit_for_missing_module(missing)
 
 DEFAULT_OUT = Path("docs/results")
 DEFAULT_FIGURES = Path("docs/figures")
@@ -26,6 +52,20 @@ def _names(text: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
+    """The console script: ``_main``, with a one-line message for a missing optional dependency
+    and a quiet exit when the reader of stdout goes away (``vpbo-benchmark list | head``)."""
+    try:
+        _main(argv)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler
+    except ModuleNotFoundError as missing:
+        _exit_for_missing_module(missing)
+    except BrokenPipeError:
+        # Python would flush stdout again at exit and print the error: point it at /dev/null.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(128 + 13)  # as a process killed by SIGPIPE reports
+
+
+def _main(argv: list[str] | None) -> None:
     parser = argparse.ArgumentParser(prog="vpbo-benchmark", description="benchmarks of VPBOSampler")
     commands = parser.add_subparsers(dest="command", required=True)
     list_parser = commands.add_parser("list", help="the problems (search space, optimum) and the samplers")
@@ -41,8 +81,12 @@ def main(argv: list[str] | None = None) -> None:
     for name in ("run", "report"):
         sub = commands.add_parser(name, help=helps[name])
         sub.add_argument("--problems", type=_names, required=True, help=f"comma-separated, from {', '.join(PROBLEM_NAMES)}")
-        sub.add_argument("--samplers", type=_names, required=True, help=f"comma-separated, from {', '.join([*SAMPLER_FACTORIES, ORACLE])}")
-        sub.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder of the stored runs (one compressed file per problem and sampler)")
+        sub.add_argument(
+            "--samplers", type=_names, required=True, help=f"comma-separated, from {', '.join([*SAMPLER_FACTORIES, ORACLE])}"
+        )
+        sub.add_argument(
+            "--out", type=Path, default=DEFAULT_OUT, help="folder of the stored runs (a compressed file per problem and sampler)"
+        )
     run_parser = commands.choices["run"]
     run_parser.add_argument("--seeds", type=int, default=10, help="seeds 0 .. N-1")
     run_parser.add_argument("--trials", type=int, default=224)
@@ -123,7 +167,7 @@ def docs(args: argparse.Namespace) -> None:
         print("every marked table is up to date")
 
 
-def _add_overhead_parsers(commands: argparse._SubParsersAction) -> None:
+def _add_overhead_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     overhead_parser = commands.add_parser("overhead", help="sampler time per trial against n and C")
     overhead_parser.add_argument("--cases", type=_names, default=list(overhead.CASES))
     overhead_parser.add_argument("--samplers", type=_names, default=["vpbo", "gp", "tpe"])

@@ -244,7 +244,7 @@ class SummitEmulator:
         return {name: float(values[0]) for name, values in self.predict(batch).items()}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_emulator(name: str) -> SummitEmulator:
     """Load one of :data:`EMULATOR_NAMES` from the shipped files (cached)."""
     if name not in EMULATOR_NAMES:

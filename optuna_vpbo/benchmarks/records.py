@@ -22,8 +22,8 @@ the Oracle read, at the precision they use:
 
 from __future__ import annotations
 
-import lzma
 import json
+import lzma
 import os
 from collections.abc import Iterable
 from pathlib import Path

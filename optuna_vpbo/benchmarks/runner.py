@@ -34,7 +34,6 @@ from optuna_vpbo.benchmarks.records import append_record, load_problem
 from optuna_vpbo.benchmarks.samplers import TimedSampler, make_sampler
 from optuna_vpbo.benchmarks.suite import NOISELESS_ATTR
 
-
 # Thread pools of the libraries the samplers use (NumPy/SciPy BLAS, PyTorch for GPSampler).
 _THREAD_ENVIRONMENT = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 # SMAC3 iterates over sets of configurations, so its choices follow Python's string hashing, which

@@ -79,7 +79,7 @@ def _styblinski_tang_term(z: np.ndarray) -> np.ndarray:
     return 0.5 * (z**4 - 16.0 * z**2 + 5.0 * z)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def one_dimensional_minimum(term: str) -> tuple[float, float]:
     """(argmin, min) of the separable 1-D term of Schwefel on [-500, 500] or Styblinski-Tang on
     [-5, 5]: a dense grid, then scipy's bounded Brent search around the best grid point."""
@@ -166,7 +166,7 @@ class ShiftedTables:
     interactions: Mapping[tuple[int, int], np.ndarray]  # (i, j) -> [levels_i, levels_j]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def shifted_tables(design: ShiftedDesign) -> ShiftedTables:
     """The fixed shift, sign, offset and interaction tables of ``design``."""
     rng = np.random.default_rng(design.table_seed)

@@ -252,7 +252,9 @@ def write_report(
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    names = lambda s: [t.strip() for t in s.split(",") if t.strip()]  # noqa: E731
+    def names(text: str) -> list[str]:
+        return [t.strip() for t in text.split(",") if t.strip()]
+
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder of the stored runs; the reports go there")
     parser.add_argument("--half", choices=["tuning", "held_out", "both"], default="both")
     parser.add_argument("--problems", type=names, default=None, help="only these problems (of the half)")
