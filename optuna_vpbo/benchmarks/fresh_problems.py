@@ -382,7 +382,7 @@ def _hash_resonance() -> FreshProblem:
         ("encoder", "hash_fn"), combinations, best, best_point,
         description="encoder categorical: onehot (broad bowl over the shared x1, x2; floor 0.25) / target (opens log float smoothing; 0.12) / hash (opens hash_fn categorical and log int n_buckets in [2, 1024]; 0 with murmur, 0.18 with xxhash, but only within ~0.3 octave of n_buckets = 160 / 40, else +0.8)",
         optimum_method="every penalty is >= 0 and 0 at a reachable point (n_buckets 160 and 40 are integers in range); the optimum is the smallest floor over the 4 leaves, by enumeration",
-        hardness="trap: the best branch is the worst on average (+0.8 outside a narrow band of a log int, ~8 % of its range), the broad onehot bowl is where seeds settle",
+        hardness="trap: the best branch is the worst on average (+0.8 outside a narrow band of a log int, ~8 % of its range), the broad onehot and target bowls are better on average",
         conditional=True,
     )
 
