@@ -68,7 +68,7 @@ RG_BOUNDS = (-10.0, 10.0)
 RG_INPUT_SCALE = 3.0  # Griewank's ripples (period 2 pi / 3 per unit of x) over the box
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def rotated_griewank_tables() -> dict[str, np.ndarray]:
     rng = np.random.default_rng(2101)
     return {
@@ -149,7 +149,7 @@ LV_HEIGHT = 0.005  # scale of the Rosenbrock valley
 LV_DISTANCE_WEIGHT = 0.8
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def lowrank_valley_tables() -> dict[str, np.ndarray]:
     rng = np.random.default_rng(2102)
     return {
@@ -226,7 +226,7 @@ TL_LOG2_N_TARGET = (6.3, 8.6, 4.45, 7.7)  # none an integer: the best n is not a
 TL_OFFSET = (0.35, 0.15, 0.0, 0.25)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def tilted_lattice_tables() -> dict[str, np.ndarray]:
     rng = np.random.default_rng(2103)
     angles = rng.uniform(0.0, math.pi, TL_N_SCHEMES)
@@ -267,7 +267,7 @@ def tilted_lattice_value(p: Params) -> Any:
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def tilted_lattice_best(scheme: int) -> tuple[dict[str, Any], float]:
     """(best point, best value) of a scheme: the integer (k1, k2) searched within
     TL_SEARCH_RADIUS cells of the continuous minimiser (the quadratic's centre), n among the two
@@ -403,7 +403,7 @@ SS_KIND_WEIGHT = {"narrow": 3.0, "wide": 0.5}
 SS_KIND_OFFSET = {"narrow": 0.02, "wide": 0.0}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def stacked_stages_targets() -> dict[str, np.ndarray]:
     rng = np.random.default_rng(2105)
     return {kind: rng.uniform(-0.5, 0.5, SS_MAX_STAGES) for kind in SS_KINDS}
@@ -490,7 +490,7 @@ def branin(x1: Any, x2: Any) -> Any:
     return (x2 - 5.1 / (4.0 * math.pi**2) * x1**2 + 5.0 / math.pi * x1 - 6.0) ** 2 + 10.0 * (1.0 - 1.0 / (8.0 * math.pi)) * np.cos(x1) + 10.0
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def hetero_branin_tables() -> dict[str, np.ndarray]:
     rng = np.random.default_rng(2106)
     return {
@@ -558,7 +558,7 @@ DF_BASIN_DEPTH = (0.9, 0.3, 0.3, 0.3)  # the needle is deep, the decoys shallow 
 DF_SLOPE = 0.2  # a cone towards the centre: the only hint of the well from afar
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def decoy_funnel_tables() -> dict[str, np.ndarray]:
     rng = np.random.default_rng(2107)
     return {
@@ -631,7 +631,7 @@ def himmelblau(x1: Any, x2: Any) -> Any:
     return (x1**2 + x2 - 11.0) ** 2 + (x1 + x2**2 - 7.0) ** 2
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def hidden_pair_tables() -> dict[str, Any]:
     rng = np.random.default_rng(2108)
     a, b = rng.uniform(0.0, 1.0, HP_LEVELS), rng.uniform(0.0, 1.0, HP_LEVELS)

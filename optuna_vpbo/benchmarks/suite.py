@@ -896,7 +896,7 @@ SUITE_FACTORIES: Mapping[str, Callable[[], Any]] = {name: functools.partial(buil
 # The fresh held-out set of issue 21 (fresh_problems.py; docs/suite.md, "The fresh held-out set")
 # --------------------------------------------------------------------------------------------
 # Kept apart from SUITE_SPECS so that the TUNING / HELD_OUT rule above stays as it was run.
-from optuna_vpbo.benchmarks.fresh_problems import fresh_specs  # noqa: E402
+from optuna_vpbo.benchmarks.fresh_problems import fresh_specs
 
 FRESH_SPECS: Mapping[str, SuiteSpec] = fresh_specs()
 FRESH_HELD_OUT: tuple[str, ...] = tuple(FRESH_SPECS)

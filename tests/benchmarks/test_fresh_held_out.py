@@ -220,7 +220,7 @@ def test_tilted_lattice_by_full_enumeration():
         alpha_grid = problem.value({**point, "alpha": 10.0**log10_alpha})
         start = log10_alpha[alpha_grid.argmin()]
         polished = minimize_scalar(
-            lambda v: float(problem.value({**point, "alpha": 10.0**v})), bounds=(start - 1e-5, start + 1e-5),
+            lambda v, point=point: float(problem.value({**point, "alpha": 10.0**v})), bounds=(start - 1e-5, start + 1e-5),
             method="bounded", options={"xatol": 1e-12},
         )
         assert min(float(alpha_grid.min()), float(polished.fun)) == pytest.approx(stated, abs=1e-12)
