@@ -31,7 +31,7 @@ def _exit_for_missing_module(error: ModuleNotFoundError) -> NoReturn:
 
 try:
     from optuna_vpbo import VPBOSampler
-    from optuna_vpbo.benchmarks import catalogue, doc_tables, overhead, suite_report, trial_states
+    from optuna_vpbo.benchmarks import catalogue, doc_tables, overhead, suite, suite_report, trial_states
     from optuna_vpbo.benchmarks.hypervolume import hypervolume_table
     from optuna_vpbo.benchmarks.oracle import ORACLE
     from optuna_vpbo.benchmarks.plots import SMOOTH_WINDOW, write_figures
@@ -137,7 +137,7 @@ def _main(argv: list[str] | None) -> None:
     elif args.command == "trial-states":
         trial_states.main(args)
     elif args.command == "run":
-        run(args.problems, args.samplers, range(args.seeds), args.trials, args.out, args.jobs, args.progress)
+        run(suite.expand_groups(args.problems), args.samplers, range(args.seeds), args.trials, args.out, args.jobs, args.progress)
     elif args.command == "hypervolume":
         print(hypervolume_table(args.out, args.problems, args.samplers, args.checkpoints))
     elif args.command == "overhead":

@@ -38,6 +38,8 @@ from typing import Any
 import numpy as np
 import optuna
 
+from optuna_vpbo.benchmarks.fresh_problems import fresh_specs
+
 NOISELESS_ATTR = "noiseless_value"  # user attribute: the objective without its noise
 MINIMIZE = "minimize"
 
@@ -896,8 +898,6 @@ SUITE_FACTORIES: Mapping[str, Callable[[], Any]] = {name: functools.partial(buil
 # The fresh held-out set of issue 21 (fresh_problems.py; docs/suite.md, "The fresh held-out set")
 # --------------------------------------------------------------------------------------------
 # Kept apart from SUITE_SPECS so that the TUNING / HELD_OUT rule above stays as it was run.
-from optuna_vpbo.benchmarks.fresh_problems import fresh_specs
-
 FRESH_SPECS: Mapping[str, SuiteSpec] = fresh_specs()
 FRESH_HELD_OUT: tuple[str, ...] = tuple(FRESH_SPECS)
 HALVES = {**HALVES, "fresh_held_out": FRESH_HELD_OUT}
@@ -916,3 +916,9 @@ def build_fresh_problem(name: str) -> Any:
 
 
 SUITE_FACTORIES = {**SUITE_FACTORIES, **{name: functools.partial(build_fresh_problem, name) for name in FRESH_SPECS}}
+
+
+def expand_groups(names: Sequence[str]) -> list[str]:
+    """Problem names with each group name of ``HALVES`` (``tuning``, ``held_out``,
+    ``fresh_held_out``, ...) replaced by its problems."""
+    return [problem for name in names for problem in HALVES.get(name, (name,))]

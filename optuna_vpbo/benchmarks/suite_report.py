@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from optuna_vpbo.benchmarks.records import load_problem
-from optuna_vpbo.benchmarks.suite import HALVES, SUITE_SPECS, SuiteSpec, combination_of
+from optuna_vpbo.benchmarks.suite import ALL_SPECS, HALVES, SuiteSpec, combination_of
 
 SUITE_CHECKPOINTS = (25, 50, 100, 200)
 TAIL_QUANTILE = 0.9
@@ -239,8 +239,8 @@ def problem_spec(name: str) -> tuple[SuiteSpec, float | None, bool]:
     For a problem outside the suite the combination keys are its categorical parameters (found
     by one random trial, as the Oracle does, or PAPER_COMBINATION_KEYS), and combination bests
     come from the stored runs."""
-    if name in SUITE_SPECS:
-        return SUITE_SPECS[name], SUITE_SPECS[name].optimum(), False
+    if name in ALL_SPECS:
+        return ALL_SPECS[name], ALL_SPECS[name].optimum(), False
     import optuna
     from optuna.distributions import CategoricalDistribution
 
