@@ -5,8 +5,11 @@ read the study -> infer the search tree and encode -> fit or reuse one GP per ou
 proposals with the study's acquisition -> decode.
 
 What varies with the study is plugged in, not branched into separate paths: the acquisition
-(log EI, log EHVI, plus log P(feasible); ``_acquisition``), the output transform, and which rows
-get proposals (``_combinations``). A flat space is a search tree with no conditions.
+(log EI, log EHVI, plus log P(feasible) and log P(success); ``_acquisition``), the output
+transform, and which rows get proposals (``_combinations``); the one branch picks the objective
+term (log EHVI over one GP per objective for 2-3 objectives, else log EI over one GP, on a ParEGO
+scalarisation for more objectives) and the refinement starts that go with it. Pruned and failed
+trials enter through ``_trial_states``. A flat space is a search tree with no conditions.
 """
 
 from __future__ import annotations
@@ -122,30 +125,51 @@ class TrialPipeline:
 
     def suggest(self, study: Study, trial: FrozenTrial, search_space: Mapping[str, BaseDistribution], seed: int) -> Suggestion:
         observed = _observe(study, trial, search_space, self._settings)
-        if observed.n_finished(self._settings) < max(self._settings.n_random_startup_trials, 1) or not observed.complete:
+        n_finished = observed.n_finished(self._settings)
+        if n_finished < max(self._settings.n_random_startup_trials, 1) or not observed.complete:
             return Suggestion({}, None, {"phase": "random"})
         rng = np.random.default_rng([seed, trial.number])
-        n_finished = observed.n_finished(self._settings)
-        if n_finished >= self._settings.n_startup_trials and self._uses_hypervolume(study, observed.encoder):
-            return self._propose_hypervolume(study, observed, rng)
-        values, direction = scalar_values(observed.values, study.directions, rng)
-        transform = make_output_transform(self._settings.output_transform, direction)
+        # Log EHVI (one GP per objective) once the design is done; else one GP on the objective,
+        # or on a ParEGO scalarisation of several.
+        hypervolume = n_finished >= self._settings.n_startup_trials and self._uses_hypervolume(study, observed.encoder)
         data = _model_data(study, observed)
-        model = objective_model(self._cache, observed.key, data, values, transform, observed.pending, rng)
+        models = self._objective_models(study, observed, data, hypervolume, rng)
         constraints, feasible = self._feasibility(observed, data, rng)
         candidates = sobol_candidates(observed.encoder.n_numeric, self._settings.n_candidates, rng)
-        diagnostics = {**_model_diagnostics(model, observed.encoder), **_state_diagnostics(observed, self._settings)}
+        diagnostics = _models_diagnostics(models, observed.encoder, hypervolume) | _state_diagnostics(observed, self._settings)
         if n_finished < self._settings.n_startup_trials:
-            return _search_initialization(model, observed, candidates, rng, diagnostics)
-        acquisition = _acquisition.with_feasibility(_acquisition.log_expected_improvement(model, feasible), constraints)
-        best_first = np.lexsort((-model.targets, ~feasible))  # feasible trials first, each group best first
-        n_observed = self._settings.n_refine - 1 if self._settings.n_refine > 0 else None
-        stalled = is_stalled(len(observed.complete), int(best_first[0]), self._settings.stall_trials, trial.number)
-        proposal = self._propose(acquisition, observed, candidates, best_first, n_observed, rng, stalled)
-        diagnostics.update(_success_diagnostics(constraints, proposal))
-        ranking = _ranking(proposal, observed.encoder)
-        details = {"phase": "proposals", "stalled": stalled, "top_proposals": ranking, **diagnostics}
-        return _suggestion(proposal, observed.encoder, details)
+            return _search_initialization(models[0], observed, candidates, rng, diagnostics)
+        if hypervolume:
+            term = _acquisition.log_expected_hypervolume_improvement(models, feasible)
+            starts_order = feasible_front(np.column_stack([m.targets for m in models]), feasible)
+            n_observed = MAX_FRONT_STARTS if self._settings.n_refine > 0 else None
+            phase: dict[str, Any] = {"phase": "proposals", "acquisition": "log EHVI"}
+        else:
+            term = _acquisition.log_expected_improvement(models[0], feasible)
+            starts_order = np.lexsort((-models[0].targets, ~feasible))  # feasible trials first, each group best first
+            n_observed = self._settings.n_refine - 1 if self._settings.n_refine > 0 else None
+            stalled = is_stalled(len(observed.complete), int(starts_order[0]), self._settings.stall_trials, trial.number)
+            phase = {"phase": "proposals", "stalled": stalled}
+        acquisition = _acquisition.with_feasibility(term, constraints)
+        proposal = self._propose(acquisition, observed, candidates, starts_order, n_observed, rng, phase.get("stalled", False))
+        details = {**phase, "top_proposals": _ranking(proposal, observed.encoder), **diagnostics}
+        return _suggestion(proposal, observed.encoder, {**details, **_success_diagnostics(constraints, proposal)})
+
+    def _objective_models(
+        self, study: Study, observed: _Observations, data: ModelData, hypervolume: bool, rng: np.random.Generator
+    ) -> list[ObjectiveModel]:
+        """One GP per objective (log EHVI), or one GP on the objective or on a ParEGO
+        scalarisation of the objectives (random weights per trial)."""
+        transform = self._settings.output_transform
+        if hypervolume:
+            columns = [(observed.values[:, j], (*observed.key, f"objective:{j}"), d) for j, d in enumerate(study.directions)]
+        else:
+            values, direction = scalar_values(observed.values, study.directions, rng)
+            columns = [(values, observed.key, direction)]
+        return [
+            objective_model(self._cache, key, data, values, make_output_transform(transform, direction), observed.pending, rng)
+            for values, key, direction in columns
+        ]
 
     def _feasibility(
         self, observed: _Observations, data: ModelData, rng: np.random.Generator
@@ -166,38 +190,6 @@ class TrialPipeline:
     def _uses_hypervolume(self, study: Study, encoder: TreeEncoder) -> bool:
         limit = self._settings.max_enumerated_combinations
         return uses_hypervolume(self._settings.multi_objective, len(study.directions), n_rows(encoder, limit), limit)
-
-    def _propose_hypervolume(self, study: Study, observed: _Observations, rng: np.random.Generator) -> Suggestion:
-        """Value proposals by log EHVI over one GP per objective, plus the constraints."""
-        data = _model_data(study, observed)
-        models = [
-            objective_model(
-                self._cache,
-                (*observed.key, f"objective:{j}"),
-                data,
-                observed.values[:, j],
-                make_output_transform(self._settings.output_transform, direction),
-                observed.pending,
-                rng,
-            )
-            for j, direction in enumerate(study.directions)
-        ]
-        constraints, feasible = self._feasibility(observed, data, rng)
-        candidates = sobol_candidates(observed.encoder.n_numeric, self._settings.n_candidates, rng)
-        term = _acquisition.log_expected_hypervolume_improvement(models, feasible)
-        acquisition = _acquisition.with_feasibility(term, constraints)
-        front = feasible_front(np.column_stack([m.targets for m in models]), feasible)
-        n_observed = MAX_FRONT_STARTS if self._settings.n_refine > 0 else None
-        proposal = self._propose(acquisition, observed, candidates, front, n_observed, rng)
-        diagnostics = {
-            "phase": "proposals",
-            "acquisition": "log EHVI",
-            "top_proposals": _ranking(proposal, observed.encoder),
-            "objectives": [_model_diagnostics(m, observed.encoder) for m in models],
-            **_state_diagnostics(observed, self._settings),
-            **_success_diagnostics(constraints, proposal),
-        }
-        return _suggestion(proposal, observed.encoder, diagnostics)
 
     def _propose(
         self,
@@ -320,6 +312,13 @@ def _success_diagnostics(constraints: list[ConstraintModel], proposal: Proposal)
     log_p = _core.LogProbabilityOfFeasibility(success[0].gp, success[0].threshold)
     value = log_p.evaluate(proposal.row.reshape(1, -1), proposal.x.reshape(1, -1))[0]
     return {"p_success": round(float(np.exp(value)), 4)}
+
+
+def _models_diagnostics(models: list[ObjectiveModel], encoder: TreeEncoder, hypervolume: bool) -> dict[str, Any]:
+    """The fitted model, or one per objective with log EHVI."""
+    if hypervolume:
+        return {"objectives": [_model_diagnostics(m, encoder) for m in models]}
+    return _model_diagnostics(models[0], encoder)
 
 
 def _model_diagnostics(model: ObjectiveModel, encoder: TreeEncoder) -> dict[str, Any]:
