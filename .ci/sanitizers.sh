@@ -9,7 +9,7 @@ tests=("$@")
 if [ ${#tests[@]} -eq 0 ]; then
     tests=(tests/test_native_numerics.py tests/test_priors.py tests/test_multi_objective.py
         tests/test_categorical_relevance.py tests/test_proposal_policies.py tests/test_conditional.py
-        tests/test_pending.py tests/test_output_transforms.py)
+        tests/test_pending.py tests/test_output_transforms.py tests/test_pruned_and_failed_trials.py)
 fi
 venv="$(mktemp -d /tmp/optuna-vpbo-sanitizers.XXXXXX)"
 trap 'rm -rf "$venv"' EXIT
