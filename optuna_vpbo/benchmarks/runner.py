@@ -20,7 +20,7 @@ import platform
 import shlex
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -166,15 +166,27 @@ def run(
     for name in samplers:
         if name != ORACLE:
             make_sampler(name, 0)
+    run_missing(run_one, problems, samplers, seeds, n_trials, out_dir, jobs, progress)
+
+
+def run_missing(
+    worker: Callable[..., dict[str, Any]],
+    problems: Sequence[str],
+    samplers: Sequence[str],
+    seeds: Sequence[int],
+    n_trials: int,
+    out_dir: Path,
+    jobs: int,
+    progress: bool | None,
+    summary: Callable[[dict[str, Any]], str] = lambda record: "",
+) -> None:
+    """Run ``worker(problem, sampler, seed, n_trials, messages)`` for every (problem, sampler,
+    seed) not stored with ``n_trials`` trials in ``out_dir``, in ``jobs`` spawned single-threaded
+    processes with a fixed hash seed, and store each record as it comes (this process alone writes
+    the files); ``summary(record)`` adds to each run's progress line."""
     stored = {p: load_problem(out_dir, p) for p in problems}
     lengths = {(p, s, r["seed"]): r["n_trials"] for p in problems for s, runs in stored[p].items() for r in runs}
-    todo = [
-        (p, s, seed)
-        for p in problems
-        for seed in seeds
-        for s in samplers
-        if lengths.get((p, s, seed), 0) < n_trials
-    ]
+    todo = [(p, s, seed) for p in problems for seed in seeds for s in samplers if lengths.get((p, s, seed), 0) < n_trials]
     print(f"{len(todo)} runs to do ({len(problems) * len(samplers) * len(seeds) - len(todo)} stored already)")
     start = time.perf_counter()
     context = multiprocessing.get_context("spawn")
@@ -185,10 +197,7 @@ def run(
         max_workers=jobs, mp_context=context, initializer=_single_threaded
     ) as pool:
         messages = manager.Queue() if manager is not None else None
-        futures = {
-            pool.submit(run_one, p, s, seed, n_trials, messages): (p, s, seed)
-            for p, s, seed in todo
-        }
+        futures = {pool.submit(worker, p, s, seed, n_trials, messages): (p, s, seed) for p, s, seed in todo}
         pending = set(futures)
         done = 0
         try:
@@ -201,13 +210,13 @@ def run(
                 for future in finished:
                     p, s, seed = futures[future]
                     record = future.result()
-                    append_record(out_dir, record)  # this process alone writes the files
+                    append_record(out_dir, record)
                     done += 1
                     elapsed = time.perf_counter() - start
                     eta = elapsed / done * (len(todo) - done)
                     bars.finish_run(
                         run_label(p, s, seed),
-                        f"[{done}/{len(todo)}] {run_label(p, s, seed)}: {record['wall_seconds']:.1f} s "
+                        f"[{done}/{len(todo)}] {run_label(p, s, seed)}: {record['wall_seconds']:.1f} s{summary(record)} "
                         f"(elapsed {elapsed / 60:.1f} min, eta {eta / 60:.1f} min)",
                     )
         finally:

@@ -23,11 +23,8 @@ compact records (:mod:`.records`) in ``docs/results-trial-states/``.
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
-import contextlib
 import dataclasses
 import math
-import multiprocessing
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -39,9 +36,8 @@ import optuna
 from optuna.distributions import BaseDistribution, FloatDistribution
 from optuna.trial import FrozenTrial, TrialState
 
-from optuna_vpbo.benchmarks.progress import POLL_SECONDS, RunProgress, TrialReporter
-from optuna_vpbo.benchmarks.records import append_record, load_problem
-from optuna_vpbo.benchmarks.runner import _environment, _single_threaded, _worker_hash_seed, run_label
+from optuna_vpbo.benchmarks.progress import TrialReporter
+from optuna_vpbo.benchmarks.runner import _environment, run_label, run_missing
 from optuna_vpbo.benchmarks.samplers import TimedSampler, make_sampler
 
 DEFAULT_OUT = Path("docs/results-trial-states")
@@ -635,43 +631,11 @@ def run_trial_states(
         get_trial_state_problem(name)
     for name in samplers:
         make_sampler(name, 0)
-    stored = {p: load_problem(out_dir, p) for p in problems}
-    lengths = {(p, s, r["seed"]): r["n_trials"] for p in problems for s, runs in stored[p].items() for r in runs}
-    todo = [(p, s, seed) for p in problems for seed in seeds for s in samplers if lengths.get((p, s, seed), 0) < n_trials]
-    print(f"{len(todo)} runs to do ({len(problems) * len(samplers) * len(seeds) - len(todo)} stored already)")
-    start = time.perf_counter()
-    context = multiprocessing.get_context("spawn")
-    bars = RunProgress(len(todo), n_trials, progress)
-    reporting = context.Manager() if bars.enabled else contextlib.nullcontext()
-    with reporting as manager, _worker_hash_seed(), concurrent.futures.ProcessPoolExecutor(
-        max_workers=jobs, mp_context=context, initializer=_single_threaded
-    ) as pool:
-        messages = manager.Queue() if manager is not None else None
-        futures = {pool.submit(run_study, p, s, seed, n_trials, messages): (p, s, seed) for p, s, seed in todo}
-        pending = set(futures)
-        done = 0
-        try:
-            while pending:
-                finished, pending = concurrent.futures.wait(
-                    pending, timeout=POLL_SECONDS, return_when=concurrent.futures.FIRST_COMPLETED
-                )
-                if messages is not None:
-                    bars.poll(messages)
-                for future in finished:
-                    p, s, seed = futures[future]
-                    record = future.result()
-                    append_record(out_dir, record)
-                    done += 1
-                    elapsed = time.perf_counter() - start
-                    eta = elapsed / done * (len(todo) - done)
-                    bars.finish_run(
-                        run_label(p, s, seed),
-                        f"[{done}/{len(todo)}] {run_label(p, s, seed)}: {record['wall_seconds']:.1f} s, states "
-                        f"{_state_counts(record['states'])}, repeats {sum(record['repeats'])} "
-                        f"(elapsed {elapsed / 60:.1f} min, eta {eta / 60:.1f} min)",
-                    )
-        finally:
-            bars.close()
+    run_missing(run_study, problems, samplers, seeds, n_trials, out_dir, jobs, progress, _summary)
+
+
+def _summary(record: dict[str, Any]) -> str:
+    return f", states {_state_counts(record['states'])}, repeats {sum(record['repeats'])}"
 
 
 def _state_counts(states: str) -> str:
