@@ -73,7 +73,8 @@ class Suggestion:
 @dataclasses.dataclass(frozen=True)
 class _Observations:
     """What one trial reads from the study, encoded. The objective model's rows are the complete
-    trials, then (single objective) the pruned ones with imputed values (``_trial_states``)."""
+    trials, then (single objective) the pruned and the failed ones with imputed values
+    (``imputed``; ``_trial_states``)."""
 
     encoder: TreeEncoder
     complete: list[FrozenTrial]
@@ -81,7 +82,7 @@ class _Observations:
     failed: list[FrozenTrial]  # failures of the objective
     h: np.ndarray
     x: np.ndarray
-    values: np.ndarray  # rows x m objective values (imputed for pruned trials)
+    values: np.ndarray  # rows x m objective values (imputed for pruned and failed trials)
     pending: tuple[np.ndarray, np.ndarray]  # (h, x) of the other running trials
     key: tuple[str, ...]  # the model cache's key of this space
     imputed: list[FrozenTrial]  # the objective model's rows after the complete trials
@@ -103,7 +104,7 @@ class _Observations:
 
     @property
     def objective_rows(self) -> np.ndarray:
-        """Which rows of the objective model are complete trials (the others are pruned)."""
+        """Which rows of the objective model are complete trials (the others are imputed)."""
         return np.arange(len(self.h)) < len(self.complete)
 
     def repeats(self) -> Repeats:
