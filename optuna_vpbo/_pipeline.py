@@ -86,6 +86,7 @@ class _Observations:
     pending: tuple[np.ndarray, np.ndarray]  # (h, x) of the other running trials
     key: tuple[str, ...]  # the model cache's key of this space
     imputed: list[FrozenTrial]  # the objective model's rows after the complete trials
+    finished: tuple[np.ndarray, np.ndarray]  # (h, x) of the complete, pruned and failed trials
 
     @property
     def taken(self) -> tuple[np.ndarray, np.ndarray]:
@@ -109,8 +110,9 @@ class _Observations:
 
     def repeats(self) -> Repeats:
         """The pruned and failed trials, not to be proposed again."""
-        h, x = self.encoder.encode([t.params for t in (*self.pruned, *self.failed)])
-        return Repeats(h, x, self.encoder.repeat_tolerance())
+        h, x = self.finished
+        n_complete = len(self.complete)
+        return Repeats(h[n_complete:], x[n_complete:], self.encoder.repeat_tolerance())
 
 
 class TrialPipeline:
@@ -181,11 +183,10 @@ class TrialPipeline:
         complete = observed.objective_rows
         constraints, feasible = constraint_models(self._cache, observed.key, observed.complete, data.rows(complete), rng)
         if observed.failed and self._settings.failed_trials in ("classify", "both"):
-            trials = [*observed.complete, *observed.pruned, *observed.failed]
-            h, x = observed.encoder.encode([t.params for t in trials])
-            numbers = np.array([t.number for t in trials], dtype=np.int64)
+            numbers = np.array([t.number for t in (*observed.complete, *observed.pruned, *observed.failed)], dtype=np.int64)
             labels = success_labels(len(observed.complete) + len(observed.pruned), len(observed.failed))
-            constraints.append(success_model(self._cache, observed.key, ModelData(numbers, h, x, data.store), labels, rng))
+            finished = ModelData(numbers, *observed.finished, data.store)
+            constraints.append(success_model(self._cache, observed.key, finished, labels, rng))
         return constraints, np.concatenate([feasible, np.zeros(observed.n_imputed, dtype=bool)])
 
     def _uses_hypervolume(self, study: Study, encoder: TreeEncoder) -> bool:
@@ -242,27 +243,34 @@ def _observe(
     complete, pruned, failed = (
         [t for t in group if encoder.covers(t.params)] for group in (finished.complete, finished.pruned, finished.failed)
     )
-    values = np.array([t.values for t in complete], dtype=np.float64).reshape(len(complete), len(study.directions))
-    single = len(study.directions) == 1
-    imputed, imputed_values = _imputed((complete, pruned, failed), study, settings) if single else ([], np.zeros(0))
-    h, x = encoder.encode([t.params for t in (*complete, *imputed)])
-    values = np.vstack([values, imputed_values.reshape(-1, len(study.directions))])
+    finished_h, finished_x = encoder.encode([t.params for t in (*complete, *pruned, *failed)])
+    m = len(study.directions)
+    values = np.array([t.values for t in complete], dtype=np.float64).reshape(len(complete), m)
+    pruned_values, failed_values = _imputed_values((complete, pruned, failed), study, settings) if m == 1 else (np.zeros(0),) * 2
+    # The objective model's rows: the complete trials, then the imputed pruned and failed ones.
+    rows = np.concatenate([
+        np.arange(len(complete) + len(pruned_values)),
+        len(complete) + len(pruned) + np.arange(len(failed_values)),
+    ])
+    imputed = [*pruned[: len(pruned_values)], *failed[: len(failed_values)]]
+    values = np.vstack([values, np.concatenate([pruned_values, failed_values]).reshape(-1, m)])
     pending = _pending.pending_points(trials, trial, encoder, encoder.active_params)
     key = (study.study_name, repr(sorted(tree.distributions.items())), repr(sorted(tree.conditions.items())))
-    return _Observations(encoder, complete, pruned, failed, h, x, values, pending, key, imputed)
+    return _Observations(
+        encoder, complete, pruned, failed, finished_h[rows], finished_x[rows], values, pending, key,
+        imputed=imputed, finished=(finished_h, finished_x),
+    )
 
 
-def _imputed(
+def _imputed_values(
     observed_trials: tuple[list[FrozenTrial], list[FrozenTrial], list[FrozenTrial]], study: Study, settings: VPBOSettings
-) -> tuple[list[FrozenTrial], np.ndarray]:
-    """The objective model's rows after the complete trials: the pruned trials, then the failed
-    ones, each with its imputed value (``_trial_states``; none without a complete value)."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """The imputed values of all the pruned trials and of all the failed ones, each empty where
+    the settings ignore them or no complete value exists (``_trial_states``)."""
     complete, pruned, failed = observed_trials
     pruned = pruned if settings.pruned_trials == "impute" else []
     failed = failed if settings.failed_trials in ("impute", "both") else []
-    pruned_values = impute_pruned_values(complete, pruned, study.direction)
-    failed_values = impute_failed_values(complete, len(failed), study.direction)
-    return [*pruned[: len(pruned_values)], *failed[: len(failed_values)]], np.concatenate([pruned_values, failed_values])
+    return impute_pruned_values(complete, pruned, study.direction), impute_failed_values(complete, len(failed), study.direction)
 
 
 def _model_data(study: Study, observed: _Observations) -> ModelData:

@@ -72,17 +72,14 @@ class RefinementStarts:
 
 @dataclasses.dataclass(frozen=True)
 class Repeats:
-    """Points not to propose again while the space has others: the pruned and failed trials
-    (h, x). A point repeats one of them if it has the same row and every numeric coordinate
-    within ``tolerance`` (d,) of it (``TreeEncoder.repeat_tolerance``)."""
+    """Points (h, x) a proposal must not repeat: the pruned and failed trials (within
+    ``TreeEncoder.repeat_tolerance``), or the evaluated and pending ones (within ``SAME_POINT``).
+    A point repeats one of them if it has the same row and every numeric coordinate within
+    ``tolerance`` (d,) of it."""
 
     h: np.ndarray
     x: np.ndarray
     tolerance: np.ndarray
-
-    @classmethod
-    def none(cls, n_categorical: int, n_numeric: int) -> Repeats:
-        return cls(np.zeros((0, n_categorical), dtype=np.int32), np.zeros((0, n_numeric)), np.zeros(n_numeric))
 
     def __len__(self) -> int:
         return len(self.h)
@@ -122,11 +119,6 @@ def local_candidates(centres: np.ndarray, n: int, rng: np.random.Generator) -> n
     origins = centres[np.arange(n) % len(centres)]
     scales = np.exp(rng.uniform(np.log(LOCAL_SCALES[0]), np.log(LOCAL_SCALES[1]), size=(n, 1)))
     return np.clip(origins + scales * rng.standard_normal(origins.shape), 0.0, 1.0)
-
-
-def is_taken(taken_x: np.ndarray, x: np.ndarray) -> bool:
-    """Whether ``x`` is (within ``SAME_POINT``) one of the rows of ``taken_x``."""
-    return bool(np.any(np.all(np.abs(taken_x - x) <= SAME_POINT, axis=1)))
 
 
 def refine(
@@ -213,8 +205,6 @@ def propose(
     values, best_x = proposal_values(acquisition, rows, masks, candidates, snap)
     if repeats is not None and len(repeats):
         values, best_x = _without_repeats(acquisition, rows, masks, candidates, snap, repeats, (values, best_x))
-    else:
-        repeats = Repeats.none(rows.shape[1], candidates.shape[1])
     order = np.argsort(-values, kind="stable")
     chosen = int(order[0])
     row, x, value = rows[chosen], best_x[chosen], float(values[chosen])
@@ -222,10 +212,11 @@ def propose(
     active = np.flatnonzero(masks[chosen])
     if len(active) and starts.n_observed is not None and math.isfinite(value):
         same_row = np.all(starts.observed_h == row, axis=1)
-        taken = starts.taken_x[np.all(starts.taken_h == row, axis=1)]
+        taken = Repeats(starts.taken_h, starts.taken_x, np.full(len(x), SAME_POINT))
         for x0 in [x, *starts.observed_x[same_row][: starts.n_observed]]:
             x_refined, value_refined = refine(acquisition, row, x0, active, snap)
-            if value_refined > value and not is_taken(taken, x_refined) and not repeats.contains(row, x_refined):
+            repeated = taken.contains(row, x_refined) or (repeats is not None and repeats.contains(row, x_refined))
+            if value_refined > value and not repeated:
                 x, value = x_refined, value_refined
     ranking = [(rows[i], float(values[i])) for i in order[:n_ranking]]
     return Proposal(np.asarray(row, dtype=np.int32), np.asarray(x, dtype=np.float64), value, x_candidate, ranking)

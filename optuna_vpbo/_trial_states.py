@@ -55,10 +55,6 @@ class FinishedTrials:
     pruned: list[FrozenTrial]
     failed: list[FrozenTrial]
 
-    @property
-    def n_finished(self) -> int:
-        return len(self.complete) + len(self.pruned) + len(self.failed)
-
 
 def finished_trials(trials: Iterable[FrozenTrial]) -> FinishedTrials:
     """The complete, pruned and failed-in-the-objective trials of ``trials``."""
@@ -84,8 +80,7 @@ def impute_pruned_values(complete: Sequence[FrozenTrial], pruned: Sequence[Froze
     """Pessimistic final values (in the study's direction) of ``pruned`` trials, from the
     ``complete`` trials' final values and intermediate values (see the module docstring).
     Empty without a finite complete value."""
-    sign = 1.0 if direction == StudyDirection.MINIMIZE else -1.0  # losses: lower is better
-    finals = sign * np.array([t.value for t in complete], dtype=np.float64)
+    sign, finals = _losses(complete, direction)
     finite = finals[np.isfinite(finals)]
     if not len(pruned) or not len(finite):
         return np.zeros(0)
@@ -112,12 +107,18 @@ def impute_failed_values(complete: Sequence[FrozenTrial], n_failed: int, directi
     """The value (in the study's direction) that each of ``n_failed`` failed trials takes in the
     objective model: the ``FAILED_VALUE_QUANTILE`` of the finite complete values, from the best.
     Empty without a finite complete value."""
-    sign = 1.0 if direction == StudyDirection.MINIMIZE else -1.0
-    losses = sign * np.array([t.value for t in complete], dtype=np.float64)
+    sign, losses = _losses(complete, direction)
     finite = losses[np.isfinite(losses)]
     if not n_failed or not len(finite):
         return np.zeros(0)
     return np.full(n_failed, sign * float(np.quantile(finite, FAILED_VALUE_QUANTILE)))
+
+
+def _losses(complete: Sequence[FrozenTrial], direction: StudyDirection) -> tuple[float, np.ndarray]:
+    """The sign that turns values of ``direction`` into losses (lower is better), and the complete
+    trials' values as losses."""
+    sign = 1.0 if direction == StudyDirection.MINIMIZE else -1.0
+    return sign, sign * np.array([t.value for t in complete], dtype=np.float64)
 
 
 def step_to_final(peers: np.ndarray, values: np.ndarray) -> np.ndarray:
