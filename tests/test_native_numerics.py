@@ -369,3 +369,55 @@ def test_constrained_acquisition_gradient_matches_finite_differences():
                 lambda t: acquisition.value_with_gradient(hq, xq + t * e)[0]
             )
             assert gradient[i] == pytest.approx(numeric, rel=1e-5, abs=1e-7)
+
+
+def _two_fits(rng: np.random.Generator):
+    """Two GPs on the same data with different hyperparameters (a long and a short lengthscale)."""
+    h, x, y = random_data(rng, 25, [3, 2], 2)
+    long = _core.MixedGP(h, x, y, np.array([0.8, 0.9]), 1.0, 0.5, 1e-3)
+    short = _core.MixedGP(h, x, y, np.array([0.05, 0.1]), 1.3, 0.3, 1e-4)
+    return h, x, y, long, short
+
+
+def test_integrated_value_proposals_match_numpy_log_mean_exp():
+    """LogMeanOfAcquisitions is log((EI_1 + EI_2) / 2), the EIs from each GP's own posterior
+    (computed here with NumPy's logaddexp), and the value proposals maximise it per combination."""
+    rng = np.random.default_rng(16)
+    h, x, y, long, short = _two_fits(rng)
+    best = float(y.max())
+    acquisition = _core.LogMeanOfAcquisitions([_core.LogExpectedImprovement(long, best), _core.LogExpectedImprovement(short, best + 0.5)])
+    combos = np.array(list(itertools.product(range(3), range(2))), dtype=np.int32)
+    candidates = rng.random((50, 2))
+    index, value = _core.value_proposals(acquisition, combos, candidates)
+    for c, combo in enumerate(combos):
+        rows = np.repeat(combo[None], len(candidates), 0).astype(np.int32)
+        terms = []
+        for gp, incumbent in ((long, best), (short, best + 0.5)):
+            mean, var = gp.predict(rows, candidates)
+            terms.append(_core.log_expected_improvement(mean, np.sqrt(var), incumbent))
+        expected = np.logaddexp(terms[0], terms[1]) - math.log(2.0)
+        assert index[c] == int(np.argmax(expected))
+        assert value[c] == pytest.approx(expected.max(), rel=1e-9, abs=1e-12)
+    # One term: the same values as the term alone.
+    alone = _core.LogExpectedImprovement(long, best)
+    np.testing.assert_allclose(
+        _core.value_proposals(_core.LogMeanOfAcquisitions([alone]), combos, candidates)[1],
+        _core.value_proposals(alone, combos, candidates)[1], rtol=1e-12,
+    )
+
+
+def test_integrated_acquisition_gradient_matches_finite_differences():
+    rng = np.random.default_rng(17)
+    h, x, y, long, short = _two_fits(rng)
+    for offset in (0.0, 4.0):  # the second puts both EIs deep in the tail, where log-sum-exp matters
+        acquisition = _core.LogMeanOfAcquisitions(
+            [_core.LogExpectedImprovement(long, float(y.max()) + offset), _core.LogExpectedImprovement(short, float(y.max()) + offset)]
+        )
+        for _ in range(4):
+            hq, xq = rng.integers(0, 2, (1, 2)).astype(np.int32), rng.uniform(0.1, 0.9, 2)
+            _, gradient = acquisition.value_with_gradient(hq, xq)
+            for i, e in enumerate(np.eye(2)):
+                numeric = five_point_derivative(lambda t: acquisition.value_with_gradient(hq, xq + t * e)[0])
+                assert gradient[i] == pytest.approx(numeric, rel=1e-5, abs=1e-7)
+    with pytest.raises(ValueError, match="at least one model"):
+        _core.LogMeanOfAcquisitions([])
