@@ -1,6 +1,5 @@
 #include "acquisition.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -14,7 +13,7 @@ std::vector<ModelPtr> single(ModelPtr model) { return {std::move(model)}; }
 std::vector<ModelPtr> models_of(const std::vector<AcquisitionPtr>& terms) {
   std::vector<ModelPtr> models;
   for (const AcquisitionPtr& term : terms) {
-    if (term == nullptr) throw std::invalid_argument("composed acquisition: a term is missing");
+    if (term == nullptr) throw std::invalid_argument("SumOfAcquisitions: a term is missing");
     models.insert(models.end(), term->models().begin(), term->models().end());
   }
   return models;
@@ -100,44 +99,6 @@ double SumOfAcquisitions::value_with_gradient(const PointPosterior* posteriors, 
 
 bool SumOfAcquisitions::increases_with_mean_and_variance() const {
   return terms_.size() == 1 && terms_[0]->increases_with_mean_and_variance();
-}
-
-LogMeanOfAcquisitions::LogMeanOfAcquisitions(std::vector<AcquisitionPtr> terms) : Acquisition(models_of(terms)), terms_(std::move(terms)) {}
-
-double LogMeanOfAcquisitions::value(const double* mean, const double* variance) const {
-  std::vector<double> values(terms_.size());
-  std::size_t offset = 0;
-  for (std::size_t t = 0; t < terms_.size(); ++t) {
-    values[t] = terms_[t]->value(mean + offset, variance + offset);
-    offset += terms_[t]->models().size();
-  }
-  const double top = *std::max_element(values.begin(), values.end());
-  if (!std::isfinite(top)) return top;
-  double total = 0.0;
-  for (double v : values) total += std::exp(v - top);
-  return top + std::log(total / static_cast<double>(values.size()));
-}
-
-double LogMeanOfAcquisitions::value_with_gradient(const PointPosterior* posteriors, Vector& gradient) const {
-  std::vector<double> values(terms_.size());
-  std::vector<Vector> gradients(terms_.size());
-  std::size_t offset = 0;
-  for (std::size_t t = 0; t < terms_.size(); ++t) {
-    values[t] = terms_[t]->value_with_gradient(posteriors + offset, gradients[t]);
-    offset += terms_[t]->models().size();
-  }
-  const double top = *std::max_element(values.begin(), values.end());
-  gradient = Vector::Zero(posteriors[0].mean_gradient.size());
-  if (!std::isfinite(top)) return top;
-  // d/dx log mean exp(v_t) = sum_t softmax(v)_t dv_t/dx.
-  double total = 0.0;
-  for (std::size_t t = 0; t < terms_.size(); ++t) {
-    const double weight = std::exp(values[t] - top);
-    total += weight;
-    gradient += weight * gradients[t];
-  }
-  gradient /= total;
-  return top + std::log(total / static_cast<double>(values.size()));
 }
 
 Vector evaluate(const Acquisition& acquisition, const IntMatrix& h, const Matrix& x) {

@@ -86,20 +86,6 @@ class SumOfAcquisitions final : public Acquisition {
   std::vector<AcquisitionPtr> terms_;
 };
 
-// The log of the mean of exp(term) over several acquisitions of the same kind on different models
-// (log-sum-exp minus log K): the integrated acquisition of Snoek et al. (2012), "Practical Bayesian
-// optimization of machine learning algorithms", sec. 3.2, over K hyperparameter settings of one
-// output, each weighted 1 / K. Its models are the terms', concatenated in order.
-class LogMeanOfAcquisitions final : public Acquisition {
- public:
-  explicit LogMeanOfAcquisitions(std::vector<AcquisitionPtr> terms);
-  double value(const double* mean, const double* variance) const override;
-  double value_with_gradient(const PointPosterior* posteriors, Vector& gradient) const override;
-
- private:
-  std::vector<AcquisitionPtr> terms_;
-};
-
 // log EI at mean m and standard deviation s > 0 over the incumbent `best`:
 // log h((m - best) / s) + log s.
 double log_expected_improvement(double mean, double sd, double best);

@@ -130,8 +130,6 @@ void bind_acquisitions(py::module_& m) {
       .def(py::init<ModelPtr, double>(), py::arg("model"), py::arg("threshold"));
   py::class_<SumOfAcquisitions, Acquisition, std::shared_ptr<SumOfAcquisitions>>(m, "SumOfAcquisitions")
       .def(py::init<std::vector<AcquisitionPtr>>(), py::arg("terms"));
-  py::class_<LogMeanOfAcquisitions, Acquisition, std::shared_ptr<LogMeanOfAcquisitions>>(m, "LogMeanOfAcquisitions")
-      .def(py::init<std::vector<AcquisitionPtr>>(), py::arg("terms"));
   py::class_<LogExpectedHypervolumeImprovement, Acquisition, std::shared_ptr<LogExpectedHypervolumeImprovement>>(
       m, "LogExpectedHypervolumeImprovement")
       .def(py::init([](std::vector<ModelPtr> objectives, std::vector<Vector> edges, std::vector<IntMatrix> cells, IntMatrix box_cells) {

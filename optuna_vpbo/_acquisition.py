@@ -22,16 +22,6 @@ def log_expected_improvement(model: ObjectiveModel, feasible: np.ndarray) -> _co
     return _core.LogExpectedImprovement(model.gp, float(model.targets[feasible].max()))
 
 
-def integrated_log_expected_improvement(models: Sequence[ObjectiveModel], feasible: np.ndarray) -> _core.Acquisition | None:
-    """log of the mean of EI over several fits of the objective's hyperparameters (Snoek et al.
-    2012, "integrated acquisition"), each over its own model's best feasible target (None:
-    nothing is feasible yet). One model: its log EI."""
-    if not feasible.any():
-        return None
-    terms = [_core.LogExpectedImprovement(m.gp, float(m.targets[feasible].max())) for m in models]
-    return terms[0] if len(terms) == 1 else _core.LogMeanOfAcquisitions(terms)
-
-
 def log_expected_hypervolume_improvement(
     models: Sequence[ObjectiveModel], feasible: np.ndarray
 ) -> _core.Acquisition | None:

@@ -148,8 +148,7 @@ class TrialPipeline:
             n_observed = MAX_FRONT_STARTS if self._settings.n_refine > 0 else None
             phase: dict[str, Any] = {"phase": "proposals", "acquisition": "log EHVI"}
         else:
-            models += self._integrated_models(study, observed, data, rng)
-            term = _acquisition.integrated_log_expected_improvement(models, feasible)
+            term = _acquisition.log_expected_improvement(models[0], feasible)
             starts_order = np.lexsort((-models[0].targets, ~feasible))  # feasible trials first, each group best first
             n_observed = self._settings.n_refine - 1 if self._settings.n_refine > 0 else None
             stalled = is_stalled(len(observed.complete), int(starts_order[0]), self._settings.stall_trials, trial.number)
@@ -173,20 +172,6 @@ class TrialPipeline:
         return [
             objective_model(self._cache, key, data, values, make_output_transform(transform, direction), observed.pending, rng)
             for values, key, direction in columns
-        ]
-
-    def _integrated_models(self, study: Study, observed: _Observations, data: ModelData, rng: np.random.Generator) -> list[ObjectiveModel]:
-        """Further fits of a single objective's GP, one under each of the settings'
-        ``extra_priors``, for the integrated acquisition (none with several objectives)."""
-        if len(study.directions) != 1:
-            return []
-        values = observed.values[:, 0]
-        return [
-            objective_model(
-                self._cache, (*observed.key, f"prior:{prior}"), data, values,
-                make_output_transform(self._settings.output_transform, study.direction), observed.pending, rng, prior,
-            )
-            for prior in self._settings.extra_priors
         ]
 
     def _feasibility(

@@ -27,7 +27,7 @@ import numpy as np
 
 from optuna_vpbo._hyperparameters import HyperparameterLayout
 
-PRIORS = ("none", "gpsampler", "dimension-scaled", "mixture")
+PRIORS = ("none", "gpsampler", "dimension-scaled")
 # Bumped with any change of a prior's density: stored fits of another version are refitted.
 PRIORS_VERSION = 1
 
@@ -71,43 +71,11 @@ def _dimension_scaled(theta: np.ndarray, layout: HyperparameterLayout) -> tuple[
     return value, gradient
 
 
-# The short component of the mixture prior: LogNormal(log 0.15, 1) on each lengthscale, with
-# MIXTURE_SHORT_WEIGHT of the mass; the rest is the dimension-scaled LogNormal.
-MIXTURE_SHORT_MEDIAN = 0.15
-MIXTURE_SHORT_SIGMA = 1.0
-MIXTURE_SHORT_WEIGHT = 0.5
-
-
-def _log_normal_density_on_log(u: np.ndarray, mu: float, sigma: float) -> tuple[np.ndarray, np.ndarray]:
-    """log p of LogNormal(mu, sigma) on l = exp(u) as a density in u (elementwise) and its derivative."""
-    log_p = -((u - mu) ** 2) / (2.0 * sigma**2) - math.log(sigma * math.sqrt(2.0 * math.pi))
-    return log_p, -(u - mu) / sigma**2
-
-
-def _mixture(theta: np.ndarray, layout: HyperparameterLayout) -> tuple[float, np.ndarray]:
-    value, gradient = _dimension_scaled(theta, layout)
-    u = theta[layout.log_lengthscales]
-    # Replace the lengthscales' LogNormal by the two-component mixture (densities in u = log l).
-    long_mu = math.sqrt(2.0) + 0.5 * math.log(max(layout.n_numeric, 1))
-    old_value, _ = _log_normal_on_log(u, long_mu, math.sqrt(3.0))
-    log_long, d_long = _log_normal_density_on_log(u, long_mu, math.sqrt(3.0))
-    log_short, d_short = _log_normal_density_on_log(u, math.log(MIXTURE_SHORT_MEDIAN), MIXTURE_SHORT_SIGMA)
-    a = np.log1p(-MIXTURE_SHORT_WEIGHT) + log_long
-    b = math.log(MIXTURE_SHORT_WEIGHT) + log_short
-    log_p = np.logaddexp(a, b)
-    w_long = np.exp(a - log_p)
-    value += -float(log_p.sum()) - old_value
-    gradient[layout.log_lengthscales] = -(w_long * d_long + (1.0 - w_long) * d_short)
-    return value, gradient
-
-
 def _none(theta: np.ndarray, layout: HyperparameterLayout) -> tuple[float, np.ndarray]:
     return 0.0, np.zeros_like(theta)
 
 
-_BY_NAME: dict[str, NegativeLogPrior] = {
-    "none": _none, "gpsampler": _gpsampler, "dimension-scaled": _dimension_scaled, "mixture": _mixture,
-}
+_BY_NAME: dict[str, NegativeLogPrior] = {"none": _none, "gpsampler": _gpsampler, "dimension-scaled": _dimension_scaled}
 
 
 def negative_log_prior(name: str) -> NegativeLogPrior:

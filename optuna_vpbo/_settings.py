@@ -96,7 +96,6 @@ class VPBOSettings:
     early_refits: bool = True
     hyperparameter_prior: str = "dimension-scaled"
     stall_trials: int = 0
-    integrated_priors: str = ""
     n_restarts: int = 3
     max_enumerated_combinations: int = 4096
     output_transform: str = "yeo-johnson"
@@ -120,11 +119,6 @@ class VPBOSettings:
         return dataclasses.replace(self, **changes)
 
     @property
-    def extra_priors(self) -> tuple[str, ...]:
-        """The priors of the further fits that the acquisition integrates over."""
-        return tuple(p for p in self.integrated_priors.split("/") if p)
-
-    @property
     def n_random_startup_trials(self) -> int:
         """The random part of the initial design: half of it with search initialisation."""
         return self.n_startup_trials // 2 if self.search_initialization else self.n_startup_trials
@@ -142,10 +136,6 @@ class VPBOSettings:
                 raise TypeError(f"{name} must be a str, got {getattr(self, name)!r}.")
         validate_output_transform(self.output_transform)
         negative_log_prior(self.hyperparameter_prior)
-        if not isinstance(self.integrated_priors, str):
-            raise TypeError(f"integrated_priors must be a str, got {self.integrated_priors!r}.")
-        for name in self.extra_priors:
-            negative_log_prior(name)
         if self.multi_objective not in MULTI_OBJECTIVE_METHODS:
             raise ValueError(
                 f"multi_objective must be one of {MULTI_OBJECTIVE_METHODS}, got {self.multi_objective!r}."
