@@ -322,10 +322,9 @@ class ModelCache:
         transform: OutputTransform,
         rng: np.random.Generator,
         store: FitStore | None = None,
-        prior: str | None = None,
     ) -> tuple[np.ndarray, GPHyperparameters, FittedTransform]:
         """The targets of ``values``, the hyperparameters and the fitted output transform of the
-        model ``key`` (fitted under ``prior``, the cache's prior unless given)."""
+        model ``key``."""
         n = len(h)
         cached = self._fits.get(key)
         if cached is None and store is not None and n >= LONG_STUDY:
@@ -340,7 +339,7 @@ class ModelCache:
         n_restarts = self._schedule.restarts(n, warm_start is not None)
         fitted = fit_hyperparameters(
             h[subset], x[subset], y[subset], rng=rng, n_restarts=n_restarts, warm_start=warm_start,
-            prior=self._prior if prior is None else prior, categorical_relevance=self._categorical_relevance,
+            prior=self._prior, categorical_relevance=self._categorical_relevance,
         )
         self._fits[key] = ModelFit(n, fitted, fitted_transform)
         if store is not None and n >= LONG_STUDY:

@@ -60,14 +60,12 @@ def objective_model(
     transform: OutputTransform,
     pending: tuple[np.ndarray, np.ndarray],
     rng: np.random.Generator,
-    prior: str | None = None,
 ) -> ObjectiveModel:
-    """The model of the objective ``values`` of ``data`` (its hyperparameters fitted under
-    ``prior``, the cache's unless given), conditioned on the ``pending`` points
+    """The model of the objective ``values`` of ``data``, conditioned on the ``pending`` points
     (h, x) at its posterior mean there (the kriging believer: the mean is kept and the variance
     shrinks, so that workers spread out); the believer's GP is the model's GP grown by the
     pending points."""
-    y, hyperparameters, _ = cache.fit_or_reuse(key, data.h, data.x, values, transform, rng, data.store, prior)
+    y, hyperparameters, _ = cache.fit_or_reuse(key, data.h, data.x, values, transform, rng, data.store)
     gp, order = cache.gp(key, data.numbers, (data.h, data.x, y), hyperparameters)
     h_pending, x_pending = pending
     if not len(h_pending):

@@ -153,13 +153,6 @@ class TrialPipeline:
             n_observed = self._settings.n_refine - 1 if self._settings.n_refine > 0 else None
             stalled = is_stalled(len(observed.complete), int(starts_order[0]), self._settings.stall_trials, trial.number)
             phase = {"phase": "proposals", "stalled": stalled}
-            if stalled and self._settings.stall_prior and len(study.directions) == 1:
-                transform = make_output_transform(self._settings.output_transform, study.direction)
-                stall_model = objective_model(
-                    self._cache, (*observed.key, f"prior:{self._settings.stall_prior}"), data, observed.values[:, 0],
-                    transform, observed.pending, rng, self._settings.stall_prior,
-                )
-                term = _acquisition.log_expected_improvement(stall_model, feasible)
         acquisition = _acquisition.with_feasibility(term, constraints)
         proposal = self._propose(acquisition, observed, candidates, starts_order, n_observed, rng, phase.get("stalled", False))
         details = {**phase, "top_proposals": _ranking(proposal, observed.encoder), **diagnostics}

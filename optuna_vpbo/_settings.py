@@ -96,7 +96,6 @@ class VPBOSettings:
     early_refits: bool = True
     hyperparameter_prior: str = "dimension-scaled"
     stall_trials: int = 0
-    stall_prior: str = ""
     n_restarts: int = 3
     max_enumerated_combinations: int = 4096
     output_transform: str = "yeo-johnson"
@@ -137,8 +136,6 @@ class VPBOSettings:
                 raise TypeError(f"{name} must be a str, got {getattr(self, name)!r}.")
         validate_output_transform(self.output_transform)
         negative_log_prior(self.hyperparameter_prior)
-        if self.stall_prior:
-            negative_log_prior(self.stall_prior)
         if self.multi_objective not in MULTI_OBJECTIVE_METHODS:
             raise ValueError(
                 f"multi_objective must be one of {MULTI_OBJECTIVE_METHODS}, got {self.multi_objective!r}."
