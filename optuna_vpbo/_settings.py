@@ -16,8 +16,8 @@ MULTI_OBJECTIVE_METHODS = ("ehvi", "parego")
 class VPBOSettings:
     """The settings of the algorithm, given as ``VPBOSampler(settings=VPBOSettings(...))``.
 
-    ``VPBOSettings()`` holds the defaults (chosen on the tuning half of the broad suite:
-    docs/decisions.md, "Robust defaults"); ``VPBOSettings.paper()`` the paper's algorithm (Zuo et
+    ``VPBOSettings()`` holds the defaults (chosen on the tuning half of the broad suite and the
+    paper suite: docs/decisions.md, "Robust defaults" and "Every seed"); ``VPBOSettings.paper()`` the paper's algorithm (Zuo et
     al., sec. 5). Change some fields of either with ``replace``, e.g.
     ``VPBOSettings.paper().replace(n_refine=3)``. Every field is checked when the object is made:
     a value of the wrong type raises TypeError, a value out of range or an unknown name
@@ -50,10 +50,10 @@ class VPBOSettings:
             ``"dimension-scaled"`` (LogNormal lengthscales scaled with the dimension, Hvarfner et
             al. 2024), ``"none"`` (maximum likelihood, the paper's; try it when the optimum is a
             narrow basin in a flat region) or, opt-in, ``"gpsampler"`` (Optuna GPSampler's priors).
-        stall_trials: Opt-in (0: off): once the best trial is at least this many complete trials
-            old, every odd-numbered trial proposes only among the combinations (leaves) observed
-            least, so that a branch the model wrote off early is tried again. Has no effect on
-            studies that use log EHVI (2-3 objectives).
+        stall_trials: Stall safeguard (0: off): once the best trial is at least this many
+            complete trials old, every odd-numbered trial proposes only among the combinations
+            (leaves) observed least, so that a branch the model wrote off early is tried again.
+            Has no effect on studies that use log EHVI (2-3 objectives).
         n_restarts: L-BFGS-B starts per hyperparameter fit, one of them warm-started from the
             previous fit; beyond 300 trials a refit starts from the previous fit alone.
         max_enumerated_combinations: Up to this many categorical combinations (leaves of a
@@ -87,7 +87,7 @@ class VPBOSettings:
             proposed again while the space has other points.
     """
 
-    n_startup_trials: int = 10
+    n_startup_trials: int = 16
     search_initialization: bool = True
     n_candidates: int = 512
     n_local_candidates: int = 0
@@ -95,7 +95,7 @@ class VPBOSettings:
     refit_interval: int = 10
     early_refits: bool = True
     hyperparameter_prior: str = "dimension-scaled"
-    stall_trials: int = 0
+    stall_trials: int = 10
     n_restarts: int = 3
     max_enumerated_combinations: int = 4096
     output_transform: str = "yeo-johnson"
@@ -169,6 +169,7 @@ PRESETS: dict[str, VPBOSettings] = {
         hyperparameter_prior="none",
         n_restarts=5,
         output_transform="standardize",
+        stall_trials=0,
         pruned_trials="ignore",
         failed_trials="ignore",
     ),

@@ -5,7 +5,7 @@ VPBOSampler supports multi-objective studies (through its independent sampler), 
 
 * ``n_startup_trials=0``: every trial after the first complete one goes through the GP, as
   Optuna runs its own GPSampler through these suites;
-* the defaults (a 10-trial initial design, ``VPBOSettings().n_startup_trials``): the suites'
+* the defaults (a 16-trial initial design, ``VPBOSettings().n_startup_trials``): the suites'
   short studies stay in the initial design.
 
 Every test runs in a forked child (``forked`` marker, see conftest.py) so that a native crash
@@ -52,7 +52,7 @@ class TestDefaults(BasicSamplerTestCase, RelativeSamplerTestCase, MultiObjective
         if request.node.originalname.startswith("test_sample_relative_"):
             pytest.skip(
                 "RelativeSamplerTestCase calls sample_relative after a single complete trial and "
-                "indexes the result; with the default 10-trial initial design VPBOSampler returns {} "
+                "indexes the result; with the default 16-trial initial design VPBOSampler returns {} "
                 "there by design (the independent sampler draws those trials), as Optuna's own "
                 "GPSampler/TPESampler would, which is why Optuna runs this suite with "
                 "n_startup_trials=0: see TestNoStartup, and test_sampler_behaviour.py for the "

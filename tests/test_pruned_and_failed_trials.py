@@ -13,7 +13,7 @@ from optuna.distributions import FloatDistribution, IntDistribution
 from optuna.study import StudyDirection
 from optuna.trial import TrialState, create_trial
 
-from optuna_vpbo import VPBOSampler
+from optuna_vpbo import VPBOSampler, VPBOSettings
 from optuna_vpbo._trial_states import (
     OBJECTIVE_FAILURE_KEY,
     finished_trials,
@@ -185,10 +185,11 @@ def test_the_design_counts_pruned_trials_and_the_model_uses_them() -> None:
             raise optuna.TrialPruned()
         return value
 
+    n_design = VPBOSettings().n_startup_trials
     study = optuna.create_study(sampler=VPBOSampler(seed=0, record_proposals=True))
-    study.optimize(objective, n_trials=14)
+    study.optimize(objective, n_trials=n_design + 4)
     phases = [t.user_attrs["vpbo"]["phase"] for t in study.trials]
-    assert phases[10:] == ["proposals"] * 4, "the design ends after 10 finished trials, not 10 complete ones"
+    assert phases[n_design:] == ["proposals"] * 4, "the design ends after its finished trials, not its complete ones"
     last = study.trials[-1].user_attrs["vpbo"]
     pruned_before = sum(t.state == TrialState.PRUNED for t in study.trials[:-1])
     assert last["pruned_in_model"] == pruned_before and last["failed_in_model"] == 0
@@ -205,10 +206,10 @@ def test_failures_teach_the_model_where_trials_fail() -> None:
     study = optuna.create_study(sampler=VPBOSampler(seed=0, record_proposals=True))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        study.optimize(objective, n_trials=40)
-    after_design = study.trials[10:]
+        study.optimize(objective, n_trials=VPBOSettings().n_startup_trials + 40)
+    after_design = study.trials[VPBOSettings().n_startup_trials :]
     failed = sum(t.state == TrialState.FAIL for t in after_design)
-    assert failed <= 8, f"{failed} of 30 trials after the design failed (random search: about 12)"
+    assert failed <= 8, f"{failed} of 40 trials after the design failed (random search: about 16)"
     assert study.best_value < 1e-3
     diagnostics = study.trials[-1].user_attrs["vpbo"]
     assert diagnostics["failed_in_model"] == sum(t.state == TrialState.FAIL for t in study.trials[:-1])

@@ -42,6 +42,9 @@ class IntersectionVPBOSampler(VPBOSampler):
         return {name: dist for name, dist in self._intersection.calculate(study).items() if not dist.single()}
 
 
+# The defaults issue 13 chose and issue 21 changed: a 10-trial design, no stall safeguard.
+ISSUE_13_DEFAULTS: dict[str, Any] = {"n_startup_trials": 10, "stall_trials": 0}
+
 SAMPLER_FACTORIES: dict[str, Callable[[int], BaseSampler]] = {
     "vpbo": lambda seed: VPBOSampler(seed=seed),
     "vpbo-paper": lambda seed: VPBOSampler(seed=seed, preset="paper"),
@@ -51,19 +54,25 @@ SAMPLER_FACTORIES: dict[str, Callable[[int], BaseSampler]] = {
     "vpbo-norefine": _vpbo(n_refine=0),
     "vpbo-200cand": _vpbo(n_candidates=200),
     "vpbo-5restarts": _vpbo(n_restarts=5),
+    # Issue 21 (docs/decisions.md, "Every seed"): the defaults before it (issue 13's), and each
+    # of its two changes put back alone.
+    "vpbo-v1": _vpbo(**ISSUE_13_DEFAULTS),
+    "vpbo-nostall": _vpbo(stall_trials=0),
+    "vpbo-stall": _vpbo(n_startup_trials=10),
     # Issue 13 (docs/decisions.md, "Robust defaults"): each of its changes put back or added
-    # alone, and all of them put back (the defaults before: vpbo-v0).
-    "vpbo-init24": _vpbo(n_startup_trials=24),
-    "vpbo-noearly": _vpbo(early_refits=False),
-    "vpbo-noprior": _vpbo(hyperparameter_prior="none"),
-    "vpbo-gpsampler-prior": _vpbo(hyperparameter_prior="gpsampler"),
-    "vpbo-relevance": _vpbo(categorical_relevance=True),
-    "vpbo-stall": _vpbo(stall_trials=10),
-    "vpbo-local": _vpbo(n_local_candidates=128),
-    "vpbo-v0": _vpbo(n_startup_trials=24, early_refits=False, hyperparameter_prior="none"),
+    # alone to its defaults (vpbo-v1), and all of them put back (the defaults before: vpbo-v0).
+    "vpbo-init24": _vpbo(**ISSUE_13_DEFAULTS | {"n_startup_trials": 24}),
+    "vpbo-noearly": _vpbo(**ISSUE_13_DEFAULTS, early_refits=False),
+    "vpbo-noprior": _vpbo(**ISSUE_13_DEFAULTS, hyperparameter_prior="none"),
+    "vpbo-gpsampler-prior": _vpbo(**ISSUE_13_DEFAULTS, hyperparameter_prior="gpsampler"),
+    "vpbo-relevance": _vpbo(**ISSUE_13_DEFAULTS, categorical_relevance=True),
+    "vpbo-local": _vpbo(**ISSUE_13_DEFAULTS, n_local_candidates=128),
+    "vpbo-v0": _vpbo(n_startup_trials=24, early_refits=False, hyperparameter_prior="none", stall_trials=0),
     # The first step tried: the earlier defaults with a 10-trial design (5 MES, or all random).
-    "vpbo-v0-init10": _vpbo(early_refits=False, hyperparameter_prior="none"),
-    "vpbo-v0-init10-random": _vpbo(early_refits=False, hyperparameter_prior="none", search_initialization=False),
+    "vpbo-v0-init10": _vpbo(**ISSUE_13_DEFAULTS, early_refits=False, hyperparameter_prior="none"),
+    "vpbo-v0-init10-random": _vpbo(
+        **ISSUE_13_DEFAULTS, early_refits=False, hyperparameter_prior="none", search_initialization=False
+    ),
     "vpbo-intersection": IntersectionVPBOSampler,
     # Multi-objective studies by ParEGO scalarisation, the behaviour before log EHVI.
     "vpbo-parego": _vpbo(multi_objective="parego"),
