@@ -86,3 +86,27 @@ def test_relative_links_of_the_pages_exist(page: Path) -> None:
     targets = re.findall(r"\]\(([^)#\s]+)", page.read_text(encoding="utf-8"))
     missing = [t for t in targets if "://" not in t and not (page.parent / t).exists()]
     assert not missing, f"{page.name} links to missing files: {missing}"
+
+
+def test_the_wide_table_gives_the_90th_percentile_seed_with_tail(tmp_path: Path) -> None:
+    """Ten runs of func2c whose regret after two trials is 0.0, 0.1, ..., 0.9: the mean is 0.45 and
+    the 90th-percentile seed the 9th smallest, 0.8."""
+    from optuna_vpbo.benchmarks.doc_tables import render_table
+    from optuna_vpbo.benchmarks.problems import get_problem
+    from optuna_vpbo.benchmarks.records import append_record
+
+    optimum = get_problem("func2c").optimum
+    for seed in range(10):
+        values = [[optimum + 5.0], [optimum + seed / 10]]
+        record = {
+            "problem": "func2c", "sampler": "random", "seed": seed, "n_trials": 2, "values": values,
+            "params": [{"h1": 0, "h2": 0, "x1": 0.0, "x2": 0.0}] * 2, "constraints": [[], []],
+            "sampler_seconds": [0.0, 0.0], "wall_seconds": 0.0, "environment": {},
+        }
+        append_record(tmp_path, record)
+    arguments = ["wide", "--out", str(tmp_path), "--problems", "func2c", "--samplers", "random", "--trials", "2"]
+    plain = render_table(arguments, tmp_path)
+    tail = render_table([*arguments, "--tail"], tmp_path)
+    row = tail.splitlines()[2]
+    assert "0.45 ± 0.096" in plain.splitlines()[2] and " / " not in plain.splitlines()[2]
+    assert row.endswith("0.45 ± 0.096 / 0.8 |"), row

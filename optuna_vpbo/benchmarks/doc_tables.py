@@ -24,6 +24,7 @@ import numpy as np
 from optuna_vpbo.benchmarks import overhead
 from optuna_vpbo.benchmarks.hypervolume import hypervolume_table
 from optuna_vpbo.benchmarks.report import ProblemRuns, collect, format_mean_se, lower_is_better, mean_se_over_runs, trace
+from optuna_vpbo.benchmarks.suite_report import tail_seed
 
 COMMAND = "vpbo-benchmark"
 MARKER = re.compile(r"(<!-- table: (?P<args>.*?) -->\n)(?P<body>.*?)(<!-- /table -->)", re.DOTALL)
@@ -34,8 +35,11 @@ SAMPLER_LABELS = {
     "vpbo-noinit": "VPBO without search init",
     "vpbo-intersection": "VPBO on the intersection only",
     "vpbo-parego": "VPBO (ParEGO)",
-    # The defaults before issue 13 (10-trial design, priors, early refits) and their ablations.
-    "vpbo-v0": "VPBO, earlier defaults",
+    # The defaults before issue 21 (vpbo-v1: issue 13's) and before issue 13 (vpbo-v0, with its
+    # ablations); issue 21's changes put back alone.
+    "vpbo-v1": "VPBO, issue 13's defaults",
+    "vpbo-nostall": "VPBO, no stall safeguard",
+    "vpbo-v0": "VPBO, defaults before issue 13",
     "vpbo-v0-noinit": "VPBO earlier, no search init",
     "vpbo-v0-standardize": "VPBO earlier, plain standardisation",
     "vpbo-v0-norefine": "VPBO earlier, no refinement of x",
@@ -43,13 +47,13 @@ SAMPLER_LABELS = {
     "vpbo-v0-5restarts": "VPBO earlier, 5 restarts",
     "vpbo-v0-intersection": "VPBO earlier, intersection only",
     "vpbo-v0-parego": "VPBO earlier (ParEGO)",
-    "vpbo-init24": "VPBO, 24-trial design",
-    "vpbo-noearly": "VPBO, refits every 10 trials",
-    "vpbo-noprior": "VPBO, maximum likelihood",
-    "vpbo-gpsampler-prior": "VPBO, GPSampler's priors",
-    "vpbo-relevance": "VPBO, categorical relevance",
-    "vpbo-stall": "VPBO, stall safeguard (10)",
-    "vpbo-local": "VPBO, local candidates",
+    "vpbo-init24": "VPBO (issue 13), 24-trial design",
+    "vpbo-noearly": "VPBO (issue 13), refits every 10 trials",
+    "vpbo-noprior": "VPBO (issue 13), maximum likelihood",
+    "vpbo-gpsampler-prior": "VPBO (issue 13), GPSampler's priors",
+    "vpbo-relevance": "VPBO (issue 13), categorical relevance",
+    "vpbo-stall": "VPBO, 10-trial design",
+    "vpbo-local": "VPBO (issue 13), local candidates",
     "tpe": "TPESampler",
     "tpe-group": "TPESampler (multivariate, group)",
     "tpe-auto": "TPESampler (AutoSampler's settings)",
@@ -82,19 +86,30 @@ def _problem_label(entry: ProblemRuns) -> str:
     return f"{entry.problem.name} ({metric})"
 
 
-def _metric_cells(entry: ProblemRuns, sampler: str, trials: Sequence[int]) -> list[tuple[float, str]]:
-    """(mean, cell) of the metric after each number of ``trials`` over the sampler's runs."""
+def _metric_cells(
+    entry: ProblemRuns, sampler: str, trials: Sequence[int], tail: bool = False
+) -> list[tuple[float, str]]:
+    """(mean, cell) of the metric after each number of ``trials`` over the sampler's runs; with
+    ``tail`` the cell also gives the 90th-percentile run (``suite_report.tail_seed``), the one a
+    user with an unlucky seed gets."""
     records = entry.oracle if sampler == "oracle" else entry.runs.get(sampler, [])
     if not records:
         return [(math.nan, "-")] * len(trials)
-    mean, se, count = mean_se_over_runs([trace(r, entry.problem) for r in records])
+    traces = [trace(r, entry.problem) for r in records]
+    mean, se, count = mean_se_over_runs(traces)
     cells = []
     for n in trials:
         if n - 1 >= len(mean) or count[n - 1] == 0:
             cells.append((math.nan, "-"))
             continue
         partial = f" ({count[n - 1]} runs)" if count[n - 1] < len(records) else ""
-        cells.append((float(mean[n - 1]), format_mean_se(mean[n - 1], se[n - 1]) + partial))
+        text = format_mean_se(mean[n - 1], se[n - 1])
+        if tail:
+            at_n = [float(t[n - 1]) for t in traces if len(t) >= n]
+            # the tail of a maximised problem is its low side: the seed-ranking runs on the loss
+            sign = 1.0 if lower_is_better(entry.problem) else -1.0
+            text += f" / {sign * tail_seed([sign * v for v in at_n])[0]:.3g}"
+        cells.append((float(mean[n - 1]), text + partial))
     return cells
 
 
@@ -147,12 +162,15 @@ def long_table(
     return "\n".join(lines)
 
 
-def wide_table(collected: Sequence[ProblemRuns], samplers: Sequence[str], trials: Sequence[int]) -> str:
-    """Rows (problem, number of trials), one column per sampler (bold: the best mean)."""
+def wide_table(
+    collected: Sequence[ProblemRuns], samplers: Sequence[str], trials: Sequence[int], tail: bool = False
+) -> str:
+    """Rows (problem, number of trials), one column per sampler (bold: the best mean); with
+    ``tail`` each cell is "mean ± s.e. / 90th-percentile seed"."""
     header = ["problem", "trials", *[_label(s) for s in samplers]]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for entry in collected:
-        columns = [_metric_cells(entry, s, trials) for s in samplers]
+        columns = [_metric_cells(entry, s, trials, tail) for s in samplers]
         for k, n in enumerate(trials):
             texts = _bold_best([column[k] for column in columns], lower_is_better(entry.problem))
             lines.append("| " + " | ".join([_problem_label(entry) if k == 0 else "", str(n), *texts]) + " |")
@@ -238,6 +256,9 @@ def table_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--seeds", type=int, default=None, help="only seeds 0 .. N-1 (default: all stored)")
     parser.add_argument(
+        "--tail", action="store_true", help="wide: each cell also gives the 90th-percentile seed (mean ± s.e. / p90)"
+    )
+    parser.add_argument(
         "--seconds-after",
         type=int,
         default=None,
@@ -287,7 +308,7 @@ def render_table(arguments: Sequence[str], root: Path = Path("."), cache: RunCac
     if not collected:
         raise SystemExit(f"{COMMAND} table: no stored runs of {', '.join(args.problems)} in {out}")
     if args.kind == "wide":
-        return wide_table(collected, args.samplers, args.trials)
+        return wide_table(collected, args.samplers, args.trials, args.tail)
     return long_table(collected, args.samplers, args.trials, args.seconds_after)
 
 
