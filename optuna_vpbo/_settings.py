@@ -17,8 +17,8 @@ class VPBOSettings:
     """The settings of the algorithm, given as ``VPBOSampler(settings=VPBOSettings(...))``.
 
     ``VPBOSettings()`` holds the defaults (chosen on the tuning half of the broad suite and the
-    paper suite: docs/decisions.md, "Robust defaults" and "Every seed"); ``VPBOSettings.paper()`` the paper's algorithm (Zuo et
-    al., sec. 5). Change some fields of either with ``replace``, e.g.
+    paper suite: docs/decisions.md, "Robust defaults" and "Every seed");
+    ``VPBOSettings.paper()`` the paper's algorithm (Zuo et al., sec. 5). Change some fields of either with ``replace``, e.g.
     ``VPBOSettings.paper().replace(n_refine=3)``. Every field is checked when the object is made:
     a value of the wrong type raises TypeError, a value out of range or an unknown name
     ValueError. Fields marked *opt-in* are switches the measurements did not adopt as defaults;

@@ -203,11 +203,12 @@ def test_failures_teach_the_model_where_trials_fail() -> None:
             return math.nan  # a failing region beside the optimum (x = 0.6)
         return (x - 0.6) ** 2 + (y - 0.4) ** 2
 
+    n_design = VPBOSettings().n_startup_trials
     study = optuna.create_study(sampler=VPBOSampler(seed=0, record_proposals=True))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        study.optimize(objective, n_trials=VPBOSettings().n_startup_trials + 40)
-    after_design = study.trials[VPBOSettings().n_startup_trials :]
+        study.optimize(objective, n_trials=n_design + 40)
+    after_design = study.trials[n_design:]
     failed = sum(t.state == TrialState.FAIL for t in after_design)
     assert failed <= 8, f"{failed} of 40 trials after the design failed (random search: about 16)"
     assert study.best_value < 1e-3
