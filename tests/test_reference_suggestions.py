@@ -23,8 +23,10 @@ def test_suggestions_match_the_recorded_ones(study: str, sampler: str) -> None:
         "import json, optuna, reference_suggestions as r; optuna.logging.set_verbosity(optuna.logging.ERROR); "
         f"print(json.dumps(r.run_study({study!r}, {sampler!r})))"
     )
-    env = {**os.environ, "VPBO_INSTRUCTION_SET": "baseline", "PYTHONPATH": os.path.dirname(__file__)}
-    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    # Run from tests/: the repository root on sys.path would shadow the installed package.
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = {**os.environ, "VPBO_INSTRUCTION_SET": "baseline", "OPENBLAS_NUM_THREADS": "1"}
+    result = subprocess.run([sys.executable, "-c", code], env=env, cwd=here, capture_output=True, text=True, check=True)
     actual = json.loads(result.stdout.strip().splitlines()[-1])
     assert len(actual) == len(expected)
     for number, (got, want) in enumerate(zip(actual, expected)):
