@@ -16,7 +16,7 @@ import optuna_vpbo
 def test_import_optuna_vpbo_imports_nothing_of_the_lab(tmp_path: Path) -> None:
     # A fresh interpreter: this test session may have imported the lab already.
     code = (
-        "import json, sys; import optuna_vpbo, optuna_vpbo.visualization; "
+        "import json, sys; import optuna_vpbo, optuna_vpbo.gp, optuna_vpbo.visualization; "
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'vpbo_benchmarks')))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)

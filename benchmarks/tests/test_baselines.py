@@ -12,7 +12,7 @@ import optuna
 import pytest
 
 from optuna_vpbo import VPBOSampler, VPBOSettings
-from optuna_vpbo._fit import GPHyperparameters
+from optuna_vpbo.gp import GPHyperparameters
 from vpbo_benchmarks import oracle
 from vpbo_benchmarks.baselines import (
     BASELINE_FACTORIES,

@@ -3,7 +3,7 @@
 Objectives are turned into losses (maximised ones negated). The reference point is the worst
 value of each loss over every stored run of the problem (all samplers, all trials), so that all
 samplers are measured against the same point; the hypervolume after t trials is that of the
-first t trials' values (Optuna's ``compute_hypervolume``, WFG algorithm).
+first t trials' values (Optuna's WFG algorithm, through :mod:`.optuna_compat`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from optuna._hypervolume import compute_hypervolume
 
+from vpbo_benchmarks.optuna_compat import hypervolume
 from vpbo_benchmarks.problems import get_problem
 from vpbo_benchmarks.report import mean_and_se
 from vpbo_benchmarks.runner import load_results
@@ -29,7 +29,7 @@ def losses(record: dict, directions: Sequence[str]) -> np.ndarray:
 def hypervolume_after(points: np.ndarray, reference: np.ndarray, n_trials: int) -> float:
     front = points[:n_trials]
     front = front[np.all(front < reference, axis=1)]
-    return float(compute_hypervolume(front, reference)) if len(front) else 0.0
+    return hypervolume(front, reference) if len(front) else 0.0
 
 
 def hypervolume_table(out_dir: Path, problems: Sequence[str], samplers: Sequence[str], checkpoints: Sequence[int]) -> str:

@@ -41,9 +41,7 @@ from typing import Any
 import numpy as np
 import optuna
 
-from optuna_vpbo._combinations import N_SEED_TRIALS
-from optuna_vpbo._fit import GP_MAX_POINTS
-from optuna_vpbo._proposals import N_NEIGHBOUR_SEEDS, N_SCREEN_CANDIDATES, N_SCREENED, SCREEN_ABOVE
+from optuna_vpbo.gp import GP_MAX_POINTS, N_NEIGHBOUR_SEEDS, N_SCREEN_CANDIDATES, N_SCREENED, N_SEED_TRIALS, SCREEN_ABOVE
 from vpbo_benchmarks.problems import get_problem
 from vpbo_benchmarks.runner import _environment, _single_threaded
 from vpbo_benchmarks.samplers import TimedSampler, make_sampler

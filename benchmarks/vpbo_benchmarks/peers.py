@@ -28,6 +28,8 @@ from optuna.search_space import IntersectionSearchSpace
 from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
+from vpbo_benchmarks.optuna_compat import complete_trials
+
 FLAT_ONLY_MESSAGE = (
     "{sampler} supports flat search spaces only (every trial with the same parameters), but trial "
     "{number} has parameters {params} and the search space is {space}; run it on a flat problem"
@@ -58,7 +60,7 @@ class _FlatSpaceSampler(BaseSampler):
     def infer_relative_search_space(self, study: Study, trial: FrozenTrial) -> dict[str, BaseDistribution]:
         if len(study.directions) > 1:
             raise ValueError(f"{self.name} supports single-objective studies only")
-        complete = study._get_trials(deepcopy=False, states=(TrialState.COMPLETE,), use_cache=True)
+        complete = complete_trials(study)
         if not complete:
             return {}
         if self._space is None:
@@ -216,7 +218,7 @@ class AxSampler(_FlatSpaceSampler):
         client.configure_experiment(parameters=parameters, name="optuna")
         minimise = study.direction == StudyDirection.MINIMIZE
         client.configure_optimization(objective=f"-{AX_METRIC}" if minimise else AX_METRIC)
-        for t in study._get_trials(deepcopy=False, states=(TrialState.COMPLETE,), use_cache=True):
+        for t in complete_trials(study):
             index = client.attach_trial(parameters=self._encode(t.params))
             client.complete_trial(trial_index=index, raw_data={AX_METRIC: float(t.values[0])})
         return client

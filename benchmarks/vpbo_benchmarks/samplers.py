@@ -14,7 +14,6 @@ from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
 from optuna_vpbo import VPBOSampler, VPBOSettings
-from optuna_vpbo._settings import PRESETS
 from vpbo_benchmarks.baselines import BASELINE_FACTORIES
 from vpbo_benchmarks.peers import PEER_FACTORIES
 from vpbo_benchmarks.smac_sampler import SMACSampler
@@ -117,10 +116,11 @@ def variant_settings(text: str) -> VPBOSettings:
                 continue
         else:
             fields[key] = {"true": True, "false": False}.get(raw.lower(), raw)
+    presets = {"default": VPBOSettings(), "paper": VPBOSettings.paper()}
     preset = fields.pop("preset", "default")
-    if preset not in PRESETS:
-        raise ValueError(f"Unknown preset {preset!r} in vpbo:{text}; choose one of {sorted(PRESETS)}.")
-    return PRESETS[preset].replace(**fields)
+    if preset not in presets:
+        raise ValueError(f"Unknown preset {preset!r} in vpbo:{text}; choose one of {sorted(presets)}.")
+    return presets[preset].replace(**fields)
 
 
 class TimedSampler(BaseSampler):

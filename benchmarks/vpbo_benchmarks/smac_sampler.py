@@ -20,10 +20,11 @@ from typing import Any
 import numpy as np
 from optuna.distributions import BaseDistribution
 from optuna.study import Study, StudyDirection
-from optuna.trial import FrozenTrial, TrialState
+from optuna.trial import FrozenTrial
 
 from optuna_vpbo.search_space import MixedSpaceEncoder
 from vpbo_benchmarks.intersection_sampler import IntersectionSpaceSampler, search_space_key
+from vpbo_benchmarks.optuna_compat import complete_trials
 
 # Paper, sec. 5: SMAC starts from 24 random initial points.
 SMAC_N_INITIAL = 24
@@ -98,7 +99,7 @@ class SMACSampler(IntersectionSpaceSampler):
 
     def __init__(self, *, seed: int = 0) -> None:
         if importlib.util.find_spec("smac") is None:
-            raise ImportError("SMACSampler needs SMAC3: pip install 'optuna-vpbo[benchmarks]' (or smac).")
+            raise ImportError("SMACSampler needs SMAC3 (smac), a dependency of the lab: pip install ./benchmarks.")
         super().__init__(seed)
         self._seed = seed
         self._runs: dict[str, _SMACRun] = {}
@@ -106,7 +107,7 @@ class SMACSampler(IntersectionSpaceSampler):
     def sample_relative(
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
     ) -> dict[str, Any]:
-        if not search_space or study._is_multi_objective():
+        if not search_space or len(study.directions) > 1:
             return {}
         from smac.runhistory.dataclasses import TrialInfo, TrialValue
 
@@ -115,7 +116,7 @@ class SMACSampler(IntersectionSpaceSampler):
         if run is None:
             run = self._runs[key] = _new_run(MixedSpaceEncoder(search_space), self._seed)
         sign = 1.0 if study.direction == StudyDirection.MINIMIZE else -1.0
-        for t in study._get_trials(deepcopy=False, states=(TrialState.COMPLETE,), use_cache=True):
+        for t in complete_trials(study):
             if t.number in run.told or not search_space.keys() <= t.params.keys():
                 continue
             info = run.asked.get(t.number) or TrialInfo(self._configuration(run, t.params), seed=0)

@@ -19,7 +19,7 @@ import dataclasses
 
 import numpy as np
 
-from optuna_vpbo._fit import GPHyperparameters
+from optuna_vpbo.gp import GPHyperparameters
 from vpbo_benchmarks.baselines.hyperparameters import (
     MATERN_ONLY,
     HyperparameterCache,

@@ -24,8 +24,7 @@ import abc
 
 import numpy as np
 
-from optuna_vpbo._fit import LAMBDA_BOUNDS
-from optuna_vpbo._init_design import random_combination
+from optuna_vpbo.gp import LAMBDA_BOUNDS
 from vpbo_benchmarks.baselines.exp3 import DEFAULT_BUDGET, Exp3
 from vpbo_benchmarks.baselines.hyperparameters import (
     COCABO_REFIT_INTERVAL,
@@ -35,7 +34,13 @@ from vpbo_benchmarks.baselines.hyperparameters import (
     RefitSchedule,
 )
 from vpbo_benchmarks.baselines.search_init import search_initialization_point
-from vpbo_benchmarks.baselines.strategy import PAPER_N_STARTUP_TRIALS, Observations, Point, RandomStartupStrategy
+from vpbo_benchmarks.baselines.strategy import (
+    PAPER_N_STARTUP_TRIALS,
+    Observations,
+    Point,
+    RandomStartupStrategy,
+    random_combination,
+)
 from vpbo_benchmarks.baselines.ucb import PAPER_UCB, Surrogate, UCBSettings, maximise_ucb
 
 COCABO_FIXED_LAMBDA = 0.5

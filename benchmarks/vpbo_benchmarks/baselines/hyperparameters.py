@@ -3,7 +3,7 @@
 CoCaBO's code (``set_model_params_and_opt_flag``) keeps the defaults (lengthscale 0.2 on
 [-1, 1], i.e. 0.1 on [0, 1]; noise 0.1) for the first 10 BO iterations and refits by maximum
 likelihood at iterations 10, 20, 30, ... with 5 restarts, keeping the fit in between. The fit
-itself is the project's ``fit_hyperparameters`` (ARD Matern), with lambda bounded by
+itself is the sampler's ``optuna_vpbo.gp.fit_hyperparameters`` (ARD Matern), with lambda bounded by
 ``lam_bounds`` (fixed at 0.5 for ``cocabo-0.5``, free for ``cocabo-auto``, fixed at 1 for GPs
 without categorical columns: a plain Matern GP) and the output variance by ``variance_bounds``
 (CoCaBO's code fixes it at 1 on standardised targets; the other baselines' GPs learn it).
@@ -16,7 +16,7 @@ from collections.abc import Hashable
 
 import numpy as np
 
-from optuna_vpbo._fit import LAMBDA_BOUNDS, VARIANCE_BOUNDS, GPHyperparameters, fit_hyperparameters
+from optuna_vpbo.gp import LAMBDA_BOUNDS, VARIANCE_BOUNDS, GPHyperparameters, fit_hyperparameters
 
 # CoCaBO's code: model_update_interval = 10, 'num_restarts': 5.
 COCABO_REFIT_INTERVAL = 10

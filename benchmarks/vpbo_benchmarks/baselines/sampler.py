@@ -2,7 +2,7 @@
 
 It speaks Optuna's protocol as VPBOSampler does (``intersection_sampler``): the complete trials
 that cover the relative search space are encoded by ``MixedSpaceEncoder`` into (h, x), with
-standardised targets to maximise (``_output_transforms.Standardize``) and raw rewards;
+standardised targets to maximise (``optuna_vpbo.gp.Standardize``) and raw rewards;
 the strategy (``strategy.Strategy``) chooses the next (h, x), which is decoded exactly onto
 Optuna's grids. The strategy's random numbers come from a generator seeded by (seed, trial
 number). Multi-objective studies are sampled at random (the baselines are single-objective).
@@ -17,15 +17,20 @@ import numpy as np
 from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler
 from optuna.study import Study, StudyDirection
-from optuna.trial import FrozenTrial, TrialState
+from optuna.trial import FrozenTrial
 
-from optuna_vpbo._blas_threads import one_blas_thread
-from optuna_vpbo._output_transforms import Standardize
-from optuna_vpbo._targets import finite_values
-from optuna_vpbo.sampler import seed_entropy
+from optuna_vpbo.gp import Standardize, finite_values, one_blas_thread
 from optuna_vpbo.search_space import MixedSpaceEncoder
 from vpbo_benchmarks.baselines.strategy import Observations, Strategy
 from vpbo_benchmarks.intersection_sampler import IntersectionSpaceSampler, search_space_key
+from vpbo_benchmarks.optuna_compat import complete_trials
+
+
+def seed_entropy(seed: int | None) -> int:
+    """A non-negative integer seeding the per-trial random streams (as VPBOSampler seeds its own)."""
+    if seed is None:
+        return int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]  # drawn entropy is an int
+    return int(seed) % (1 << 64)
 
 
 def observations(study: Study, search_space: dict[str, BaseDistribution]) -> tuple[Observations, MixedSpaceEncoder]:
@@ -33,7 +38,7 @@ def observations(study: Study, search_space: dict[str, BaseDistribution]) -> tup
     encoder = MixedSpaceEncoder(search_space)
     complete = [
         t
-        for t in study._get_trials(deepcopy=False, states=(TrialState.COMPLETE,), use_cache=True)
+        for t in complete_trials(study)
         if search_space.keys() <= t.params.keys()
     ]
     h, x = encoder.encode([t.params for t in complete])
@@ -70,7 +75,7 @@ class GPBanditSampler(IntersectionSpaceSampler):
     def sample_relative(
         self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
     ) -> dict[str, Any]:
-        if not search_space or study._is_multi_objective():
+        if not search_space or len(study.directions) > 1:
             return {}
         # One BLAS thread, as in VPBOSampler: the native core is single-threaded by design.
         with self._lock, one_blas_thread():

@@ -2,7 +2,7 @@
 
 The first half of the initial budget is random; in the second half the combination stays
 random while x maximises Max-value Entropy Search under the mixed GP fitted so far. This reuses
-``optuna_vpbo._init_design`` (as VPBOSampler does) with the paper's 200 uniform candidates and
+``optuna_vpbo.gp`` (as VPBOSampler does) with the paper's 200 uniform candidates and
 VPBO's model (lambda and output variance learned; a fit once half the budget is in, then every
 10 observations).
 """
@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from optuna_vpbo._init_design import N_MAX_VALUE_POINTS, max_value_samples, mes_numeric_point, random_combination
-from optuna_vpbo._proposals import sobol_candidates
+from optuna_vpbo.gp import N_MAX_VALUE_POINTS, max_value_samples, mes_numeric_point, sobol_candidates
 from vpbo_benchmarks.baselines.hyperparameters import HyperparameterCache
-from vpbo_benchmarks.baselines.strategy import Observations, Point, random_point
+from vpbo_benchmarks.baselines.strategy import Observations, Point, random_combination, random_point
 
 # Paper, sec. 5: VPBO samples 200 numeric candidates per iteration.
 PAPER_N_CANDIDATES = 200

@@ -16,12 +16,15 @@ from collections.abc import Callable
 
 import numpy as np
 
-from optuna_vpbo._init_design import random_combination
-
 # Random initial points of SMAC, TPE, RandomBO and CoCaBO in the paper (sec. 5, after Ru et al.).
 PAPER_N_STARTUP_TRIALS = 24
 
 Point = tuple[np.ndarray, np.ndarray]  # (h codes (k,) int32, x in [0, 1]^d)
+
+
+def random_combination(n_levels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random combination of categorical codes."""
+    return rng.integers(0, n_levels, size=len(n_levels)).astype(np.int32)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,7 +32,7 @@ class Observations:
     """The complete trials of one study and search space, in trial order.
 
     ``y`` are the targets the GPs model: values oriented to maximise and standardised
-    (``_output_transforms.Standardize``). ``rewards`` are the raw values oriented to
+    (``optuna_vpbo.gp.Standardize``). ``rewards`` are the raw values oriented to
     maximise (minus the objective for a minimisation): the bandits' rewards, unnormalised as in
     CoCaBO's and EXP3BO's code. ``key`` names the study and search space, for the strategies'
     caches; ``snap`` moves encoded numeric points (m x d) onto the parameters' grids.

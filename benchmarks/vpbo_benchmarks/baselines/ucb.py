@@ -3,7 +3,7 @@
 Paper, sec. 5: One-Hot BO, EXP3BO, Bandit-BO, RandomBO and CoCaBO use UCB with kappa = 2. As
 in CoCaBO's code (``sample_then_minimize`` on ``UCB(gp, 2.0)``): ``mu + kappa sigma`` with the
 predictive sigma (observation noise included), evaluated on 5000 uniform samples of x with h
-fixed, then L-BFGS-B from the best 3 (``optuna_vpbo._proposals.refine``, which takes any
+fixed, then L-BFGS-B from the best 3 (``optuna_vpbo.gp.refine``, which takes any
 acquisition with ``value_with_gradient``). The samples and local optima are finally snapped onto the
 parameters' grids (for One-Hot BO also onto exact one-hot vectors) and re-scored, so that the
 chosen point is scored where it will be evaluated.
@@ -16,8 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from optuna_vpbo import _core
-from optuna_vpbo._proposals import refine
+from optuna_vpbo.gp import MixedGP, refine
 
 KAPPA = 2.0
 N_UCB_SAMPLES = 5000
@@ -40,7 +39,7 @@ class Surrogate:
     """A GP, its noise variance, and the categorical codes ``h`` at which it is queried (an
     empty row for a GP on numeric inputs only)."""
 
-    gp: _core.MixedGP
+    gp: MixedGP
     noise: float
     h: np.ndarray
 
