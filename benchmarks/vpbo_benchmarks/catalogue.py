@@ -13,6 +13,7 @@ from optuna.distributions import CategoricalDistribution
 from vpbo_benchmarks.oracle import ORACLE
 from vpbo_benchmarks.problems import PROBLEM_NAMES, get_problem
 from vpbo_benchmarks.samplers import SAMPLER_FACTORIES, make_sampler
+from vpbo_benchmarks.vpbo_variants import VARIANTS
 
 # Random trials that probe a problem's search space (conditional spaces differ between trials):
 # at least MIN_PROBES, then more while the probing takes less than PROBE_SECONDS, up to MAX_PROBES.
@@ -22,14 +23,8 @@ PROBE_SECONDS = 1.0
 
 SAMPLER_DESCRIPTIONS = {
     "vpbo": "VPBOSampler with its defaults",
-    "vpbo-paper": "VPBOSampler(preset='paper'): the paper's exact algorithm",
-    "vpbo-noinit": "VPBOSettings(search_initialization=False): an all-random initial design",
-    "vpbo-standardize": "VPBOSettings(output_transform='standardize'): ablation of Yeo-Johnson",
-    "vpbo-norefine": "VPBOSettings(n_refine=0): ablation of the L-BFGS-B refinement of x",
-    "vpbo-200cand": "VPBOSettings(n_candidates=200): the paper's number of candidates",
-    "vpbo-5restarts": "VPBOSettings(n_restarts=5): the paper's number of fit restarts",
-    "vpbo-intersection": "VPBOSampler on the intersection search space only (conditional parameters at random)",
-    "vpbo-parego": "VPBOSettings(multi_objective='parego'): ParEGO instead of log EHVI",
+    **{name: f"VPBOSampler, {variant.description}" for name, variant in VARIANTS.items()},
+    "vpbo-intersection": "VPBOSampler (vpbo-v2) on the intersection search space only (conditional parameters at random)",
     "tpe": "Optuna's TPESampler",
     "tpe-group": "Optuna's TPESampler(multivariate=True, group=True)",
     "gp": "Optuna's GPSampler",

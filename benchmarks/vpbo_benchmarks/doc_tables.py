@@ -35,8 +35,10 @@ SAMPLER_LABELS = {
     "vpbo-noinit": "VPBO without search init",
     "vpbo-intersection": "VPBO on the intersection only",
     "vpbo-parego": "VPBO (ParEGO)",
-    # The defaults before issue 21 (vpbo-v1: issue 13's) and before issue 13 (vpbo-v0, with its
-    # ablations); issue 21's changes put back alone.
+    # The pinned references (vpbo_variants.py): issue 21's defaults (vpbo-v2), the defaults before
+    # issue 21 (vpbo-v1: issue 13's) and before issue 13 (vpbo-v0, with its ablations); issue 21's
+    # changes put back alone.
+    "vpbo-v2": "VPBO, issue 21's defaults",
     "vpbo-v1": "VPBO, issue 13's defaults",
     "vpbo-nostall": "VPBO, no stall safeguard",
     "vpbo-v0": "VPBO, defaults before issue 13",
@@ -50,6 +52,7 @@ SAMPLER_LABELS = {
     "vpbo-init24": "VPBO (issue 13), 24-trial design",
     "vpbo-noearly": "VPBO (issue 13), refits every 10 trials",
     "vpbo-noprior": "VPBO (issue 13), maximum likelihood",
+    # Stored runs of samplers that left the lab with their settings (issue 26).
     "vpbo-gpsampler-prior": "VPBO (issue 13), GPSampler's priors",
     "vpbo-relevance": "VPBO (issue 13), categorical relevance",
     "vpbo-stall": "VPBO, 10-trial design",

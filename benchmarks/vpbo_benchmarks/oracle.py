@@ -2,13 +2,13 @@
 
 For each categorical combination c, one study optimises the numeric part alone with the
 categoricals fixed (``PartialFixedSampler``), for the full number of trials and with its own GP:
-by default a ``VPBOSampler``, which on a space without categoricals is GP-EI (Matern ARD GP, log
-EI maximised over quasi-random candidates and refined by L-BFGS-B, a 12 random + 12 MES initial
-design). The Oracle's value after t trials is the best over the combinations of each run's best
+by default a ``VPBOSampler`` with ``vpbo-v2``'s pinned settings (:mod:`.vpbo_variants`), which on
+a space without categoricals is GP-EI (Matern ARD GP, log EI maximised over quasi-random
+candidates and refined by L-BFGS-B, an initial design of random and MES points). The Oracle's value after t trials is the best over the combinations of each run's best
 value after t trials: the best that knowing the right combination in advance could give.
 
-Simplification: the runs refit their hyperparameters every 10 trials (VPBOSampler's default)
-where the paper refits at every iteration; pass ``make_sampler`` to change the runs' sampler.
+Simplification: the runs refit their hyperparameters on VPBOSampler's schedule where the paper
+refits at every iteration; pass ``make_sampler`` to change the runs' sampler.
 
 ``oracle_record`` stores the trace in the runner's record format (``values``, ``params`` of the
 incumbent, ``sampler_seconds`` summed over the runs) so that ``report`` reads it as the sampler
@@ -30,9 +30,10 @@ import optuna
 from optuna.distributions import CategoricalDistribution
 from optuna.samplers import BaseSampler, PartialFixedSampler, RandomSampler
 
-from optuna_vpbo import VPBOSampler
+from optuna_vpbo import VPBOSampler, VPBOSettings
 from vpbo_benchmarks.problems import MINIMIZE, Problem, get_problem
 from vpbo_benchmarks.samplers import TimedSampler
+from vpbo_benchmarks.vpbo_variants import ORACLE_REFERENCE, REFERENCES
 
 ORACLE = "oracle"
 # One full BO run per combination: beyond this many the Oracle is not run.
@@ -40,7 +41,8 @@ MAX_ORACLE_COMBINATIONS = 256
 
 
 def default_oracle_sampler(seed: int) -> BaseSampler:
-    return VPBOSampler(seed=seed, warn_independent_sampling=False)
+    settings = VPBOSettings(**REFERENCES[ORACLE_REFERENCE])
+    return VPBOSampler(seed=seed, settings=settings, warn_independent_sampling=False)
 
 
 @dataclasses.dataclass(frozen=True)
