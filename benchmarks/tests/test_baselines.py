@@ -29,7 +29,7 @@ from vpbo_benchmarks.baselines.arms import ArmModel, arm_indices
 from vpbo_benchmarks.baselines.banditbo import joint_sample
 from vpbo_benchmarks.baselines.onehot import one_hot, one_hot_snap, round_one_hot
 from vpbo_benchmarks.baselines.ucb import Surrogate, UCBSettings, maximise_ucb
-from vpbo_benchmarks.problems import MINIMIZE, Problem
+from vpbo_benchmarks.problem import MINIMIZE, Problem
 from vpbo_benchmarks.samplers import SAMPLER_FACTORIES
 
 # The toy problem: combination ("a", 0) is best by 0.8; x* = (0.3, -0.2); minimum 0.

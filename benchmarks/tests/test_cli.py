@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from lab_testing import run_bounded
-from vpbo_benchmarks.__main__ import _exit_for_missing_module, main
+from vpbo_benchmarks.cli import exit_for_missing_module, main
 from vpbo_benchmarks.doc_tables import regenerate_docs
 from vpbo_benchmarks.progress import RunProgress
 from vpbo_benchmarks.report import collect
@@ -58,23 +58,23 @@ def test_list_prints_the_problems_spaces_and_the_samplers() -> None:
 
 def test_a_missing_peer_names_the_extra(tmp_path: Path) -> None:
     # As after `pip install ./benchmarks` without the peers: the module cannot be imported.
-    code = "import sys; sys.modules['cmaes'] = None; from vpbo_benchmarks.__main__ import main; main(['list'])"
+    code = "import sys; sys.modules['cmaes'] = None; from vpbo_benchmarks.cli import main; main(['list'])"
     result = run_bounded([sys.executable, "-c", code], TIMEOUT_SECONDS, cwd=tmp_path)
     assert result.returncode == 0, result.stderr  # `list` needs no peer: the peers import lazily
     module_missing = ModuleNotFoundError("No module named 'cmaes'", name="cmaes")
     with pytest.raises(SystemExit, match=re.escape('pip install "optuna-vpbo-benchmarks[peers]"')):
-        _exit_for_missing_module(module_missing)
+        exit_for_missing_module(module_missing)
 
 
 @pytest.mark.parametrize("module", ["sklearn.ensemble", "smac", "matplotlib", "PIL"])
 def test_the_lab_s_own_dependencies_are_no_extra(module: str) -> None:
     # They are dependencies of the lab: missing, they are a broken install, raised as is.
     with pytest.raises(ModuleNotFoundError):
-        _exit_for_missing_module(ModuleNotFoundError(f"No module named {module!r}", name=module))
+        exit_for_missing_module(ModuleNotFoundError(f"No module named {module!r}", name=module))
 
 
 def test_a_missing_module_of_no_extra_is_raised_as_is(tmp_path: Path) -> None:
-    code = "from vpbo_benchmarks.__main__ import _exit_for_missing_module as f; f(ModuleNotFoundError(name='nope'))"
+    code = "from vpbo_benchmarks.cli import exit_for_missing_module as f; f(ModuleNotFoundError(name='nope'))"
     result = run_bounded([sys.executable, "-c", code], TIMEOUT_SECONDS, cwd=tmp_path)
     assert result.returncode == 1 and "ModuleNotFoundError" in result.stderr
 

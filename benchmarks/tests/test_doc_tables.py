@@ -42,8 +42,8 @@ def test_the_wide_table_gives_the_90th_percentile_seed_with_tail(tmp_path: Path)
     """Ten runs of func2c whose regret after two trials is 0.0, 0.1, ..., 0.9: the mean is 0.45 and
     the 90th-percentile seed the 9th smallest, 0.8."""
     from vpbo_benchmarks.doc_tables import render_table
-    from vpbo_benchmarks.problems import get_problem
     from vpbo_benchmarks.records import append_record
+    from vpbo_benchmarks.registry import get_problem
 
     optimum = get_problem("func2c").optimum
     for seed in range(10):

@@ -16,12 +16,13 @@ import optuna
 import pytest
 from scipy.optimize import minimize, minimize_scalar
 
-from vpbo_benchmarks import fresh_problems, problems, suite
-from vpbo_benchmarks.__main__ import main as cli_main
+from vpbo_benchmarks import fresh_landscapes, fresh_problems, fresh_structures, registry, specs, suite, suite_functions
+from vpbo_benchmarks.cli import main as cli_main
+from vpbo_benchmarks.problem import NOISELESS_ATTR
 from vpbo_benchmarks.records import append_record
 from vpbo_benchmarks.runner import run_one
 
-FRESH = list(suite.FRESH_HELD_OUT)
+FRESH = list(fresh_problems.FRESH_HELD_OUT)
 SYNTHETIC_FAMILIES = {s.family for s in suite.SUITE_SPECS.values() if s.family != "real"}
 N_RANDOM_TRIALS = 120
 
@@ -31,8 +32,8 @@ optuna.logging.set_verbosity(optuna.logging.ERROR)
 def _objective_value(name: str, params: dict) -> float:
     """The noiseless value of the Optuna objective of ``name`` at ``params``."""
     trial = optuna.trial.FixedTrial(params)
-    value = suite.build_fresh_problem(name).objective(trial)
-    return trial.user_attrs.get(suite.NOISELESS_ATTR, value)
+    value = fresh_problems.build_problem(name).objective(trial)
+    return trial.user_attrs.get(NOISELESS_ATTR, value)
 
 
 def _grid_then_polish(f, bounds, n_grid: int, n_starts: int = 4) -> float:
@@ -59,36 +60,36 @@ def test_group_is_fresh_disjoint_and_covers_the_synthetic_families():
     assert not set(FRESH) & set(suite.TUNING)
     assert not set(FRESH) & set(suite.HELD_OUT)
     assert not set(FRESH) & set(suite.SUITE_SPECS)
-    assert suite.HALVES["fresh_held_out"] == suite.FRESH_HELD_OUT
+    assert registry.GROUPS["fresh_held_out"] == fresh_problems.FRESH_HELD_OUT
     # The broad suite's split is unchanged by the addition.
     assert suite.HALVES["all"] == suite.TUNING + suite.HELD_OUT
     assert sorted(suite.TUNING + suite.HELD_OUT) == sorted(suite.SUITE_SPECS)
-    families = {suite.FRESH_SPECS[n].family for n in FRESH}
+    families = {fresh_problems.FRESH_SPECS[n].family for n in FRESH}
     assert families == SYNTHETIC_FAMILIES
-    assert sum(suite.FRESH_SPECS[n].conditional for n in FRESH) >= 2
-    assert any(suite.FRESH_SPECS[n].noise_sd > 0 for n in FRESH)
+    assert sum(fresh_problems.FRESH_SPECS[n].conditional for n in FRESH) >= 2
+    assert any(fresh_problems.FRESH_SPECS[n].noise_sd > 0 for n in FRESH)
     assert len(fresh_problems.NARROW_OR_TRAP) >= 2 and set(fresh_problems.NARROW_OR_TRAP) <= set(FRESH)
 
 
 def test_group_is_registered_and_builds():
     for name in FRESH:
-        assert name in problems.PROBLEM_NAMES
-        problem = problems.get_problem(name)
+        assert name in registry.PROBLEM_NAMES
+        problem = registry.get_problem(name)
         assert problem.name == name and problem.directions == ("minimize",)
         assert problem.optimum is not None and math.isfinite(problem.optimum)
-        assert problem.n_combinations == len(suite.FRESH_SPECS[name].combinations())
+        assert problem.n_combinations == len(fresh_problems.FRESH_SPECS[name].combinations())
         assert "[fresh held-out/" in problem.description
 
 
 def test_new_base_functions_are_not_the_suites():
     # Griewank, Rosenbrock, Himmelblau and Branin: none is among the broad suite's bases.
-    assert not {"griewank", "rosenbrock", "himmelblau", "branin"} & set(suite.BASE_FUNCTIONS)
-    assert fresh_problems.griewank_2d(0.0, 0.0) == 0.0
-    assert fresh_problems.himmelblau(3.0, 2.0) == 0.0
+    assert not {"griewank", "rosenbrock", "himmelblau", "branin"} & set(suite_functions.BASE_FUNCTIONS)
+    assert fresh_landscapes.griewank_2d(0.0, 0.0) == 0.0
+    assert fresh_landscapes.himmelblau(3.0, 2.0) == 0.0
     # Branin's three minima (Surjanovic & Bingham): 0.397887 at (-pi, 12.275), (pi, 2.275), (9.42478, 2.475).
     for x in ((-math.pi, 12.275), (math.pi, 2.275), (9.42478, 2.475)):
-        assert fresh_problems.branin(*x) == pytest.approx(0.397887, abs=1e-6)
-    assert fresh_problems.BRANIN_MINIMUM == pytest.approx(0.397887, abs=1e-6)
+        assert fresh_structures.branin(*x) == pytest.approx(0.397887, abs=1e-6)
+    assert fresh_structures.BRANIN_MINIMUM == pytest.approx(0.397887, abs=1e-6)
 
 
 # ------------------------------------------------------------------ every problem
@@ -96,26 +97,26 @@ def test_new_base_functions_are_not_the_suites():
 
 @pytest.mark.parametrize("name", FRESH)
 def test_problem_runs_with_random_trials(name):
-    spec = suite.FRESH_SPECS[name]
-    problem = suite.build_fresh_problem(name)
+    spec = fresh_problems.FRESH_SPECS[name]
+    problem = fresh_problems.build_problem(name)
     study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
     study.optimize(problem.objective, n_trials=N_RANDOM_TRIALS)
-    bests = {suite.combination_of(c, spec.combination_keys): spec.combination_best(c) for c in spec.combinations()}
-    noiseless = [t.user_attrs.get(suite.NOISELESS_ATTR, t.value) for t in study.trials]
+    bests = {specs.combination_of(c, spec.combination_keys): spec.combination_best(c) for c in spec.combinations()}
+    noiseless = [t.user_attrs.get(NOISELESS_ATTR, t.value) for t in study.trials]
     assert all(math.isfinite(v) for v in noiseless)
     for trial, value in zip(study.trials, noiseless):
-        combination = suite.combination_of(trial.params, spec.combination_keys)
+        combination = specs.combination_of(trial.params, spec.combination_keys)
         assert combination in bests  # every trial's combination is a listed one
         assert value >= bests[combination] - 1e-9
         assert value == pytest.approx(float(fresh_problems.FRESH_PROBLEMS[name].value(trial.params)), abs=1e-12)
     assert min(noiseless) > problem.optimum + 1e-6
-    assert len({c for c in (suite.combination_of(t.params, spec.combination_keys) for t in study.trials)}) >= min(4, len(bests))
+    assert len({c for c in (specs.combination_of(t.params, spec.combination_keys) for t in study.trials)}) >= min(4, len(bests))
 
 
 @pytest.mark.parametrize("name", FRESH)
 def test_best_point_gives_the_optimum_and_the_best_combination_is_unique(name):
-    spec = suite.FRESH_SPECS[name]
-    optimum = suite.build_fresh_problem(name).optimum
+    spec = fresh_problems.FRESH_SPECS[name]
+    optimum = fresh_problems.build_problem(name).optimum
     assert _objective_value(name, spec.best_point()) == pytest.approx(optimum, abs=1e-9)
     values = sorted(spec.combination_best(c) for c in spec.combinations())
     assert values[0] == optimum
@@ -137,7 +138,7 @@ def test_runner_and_suite_report_accept_the_group(tmp_path):
     text = report.read_text()
     for name in FRESH:
         assert name in text
-    assert f"{suite.build_fresh_problem('stacked_stages').optimum:.10g}" in text
+    assert f"{fresh_problems.build_problem('stacked_stages').optimum:.10g}" in text
 
 
 # ------------------------------------------------------------------ optima by independent searches
@@ -152,7 +153,7 @@ def _two_float_check(name: str, bounds, n_grid: int, combinations) -> None:
         assert found == pytest.approx(stated, abs=2e-6), c  # and the search reaches it
 
 
-def _best_and_random(problem: fresh_problems.FreshProblem, n_best: int, n_random: int) -> list[dict]:
+def _best_and_random(problem: specs.FreshProblem, n_best: int, n_random: int) -> list[dict]:
     combos = sorted(problem.combinations(), key=problem.combination_best)
     rng = np.random.default_rng(5)
     rest = combos[n_best:]
@@ -160,40 +161,46 @@ def _best_and_random(problem: fresh_problems.FreshProblem, n_best: int, n_random
 
 
 def test_rotated_griewank_every_combination_by_grid_and_lbfgsb():
-    _two_float_check("rotated_griewank", [fresh_problems.RG_BOUNDS] * 2, 801, fresh_problems.FRESH_PROBLEMS["rotated_griewank"].combinations())
+    combinations = fresh_problems.FRESH_PROBLEMS["rotated_griewank"].combinations()
+    _two_float_check("rotated_griewank", [fresh_landscapes.RG_BOUNDS] * 2, 801, combinations)
 
 
 def test_decoy_funnel_every_combination_by_grid_and_lbfgsb():
-    _two_float_check("decoy_funnel", [fresh_problems.DF_BOUNDS] * 2, 801, fresh_problems.FRESH_PROBLEMS["decoy_funnel"].combinations())
+    combinations = fresh_problems.FRESH_PROBLEMS["decoy_funnel"].combinations()
+    _two_float_check("decoy_funnel", [fresh_landscapes.DF_BOUNDS] * 2, 801, combinations)
 
 
 def test_hetero_branin_every_combination_by_grid_and_lbfgsb():
-    bounds = [fresh_problems.HB_X1_BOUNDS, fresh_problems.HB_X2_BOUNDS]
+    bounds = [fresh_structures.HB_X1_BOUNDS, fresh_structures.HB_X2_BOUNDS]
     _two_float_check("hetero_branin", bounds, 761, fresh_problems.FRESH_PROBLEMS["hetero_branin"].combinations())
 
 
 def test_lowrank_valley_best_and_sampled_combinations_by_grid_and_lbfgsb():
     problem = fresh_problems.FRESH_PROBLEMS["lowrank_valley"]
-    _two_float_check("lowrank_valley", [fresh_problems.LV_BOUNDS] * 2, 401, _best_and_random(problem, 4, 8))
+    _two_float_check("lowrank_valley", [fresh_landscapes.LV_BOUNDS] * 2, 401, _best_and_random(problem, 4, 8))
 
 
 def test_hidden_pair_best_and_sampled_combinations_by_grid_and_lbfgsb():
     problem = fresh_problems.FRESH_PROBLEMS["hidden_pair"]
-    _two_float_check("hidden_pair", [fresh_problems.HP_BOUNDS] * 2, 481, _best_and_random(problem, 4, 8))
+    _two_float_check("hidden_pair", [fresh_landscapes.HP_BOUNDS] * 2, 481, _best_and_random(problem, 4, 8))
 
 
 def test_every_two_float_optimum_is_inside_the_bounds():
     for name, bounds in (
-        ("rotated_griewank", [fresh_problems.RG_BOUNDS] * 2), ("decoy_funnel", [fresh_problems.DF_BOUNDS] * 2),
-        ("hetero_branin", [fresh_problems.HB_X1_BOUNDS, fresh_problems.HB_X2_BOUNDS]),
-        ("lowrank_valley", [fresh_problems.LV_BOUNDS] * 2), ("hidden_pair", [fresh_problems.HP_BOUNDS] * 2),
+        ("rotated_griewank", [fresh_landscapes.RG_BOUNDS] * 2), ("decoy_funnel", [fresh_landscapes.DF_BOUNDS] * 2),
+        ("hetero_branin", [fresh_structures.HB_X1_BOUNDS, fresh_structures.HB_X2_BOUNDS]),
+        ("lowrank_valley", [fresh_landscapes.LV_BOUNDS] * 2), ("hidden_pair", [fresh_landscapes.HP_BOUNDS] * 2),
     ):
         centres = {
-            "rotated_griewank": lambda c: fresh_problems.rotated_griewank_argmin(c["angle"], c["stretch"]),
-            "decoy_funnel": lambda c: fresh_problems.decoy_funnel_centre(c["basin"], c["lens"]),
-            "hetero_branin": lambda c: np.array(fresh_problems.BRANIN_ARGMIN) + fresh_problems.hetero_branin_shift(c["device"], c["mode"]),
-            "lowrank_valley": lambda c: fresh_problems.lowrank_valley_argmin(c["row"], c["col"]),
-            "hidden_pair": lambda c: np.array(fresh_problems.HIMMELBLAU_ARGMIN) + fresh_problems.hidden_pair_shift(c["p"], c["q"]),
+            "rotated_griewank": lambda c: fresh_landscapes.rotated_griewank_argmin(c["angle"], c["stretch"]),
+            "decoy_funnel": lambda c: fresh_landscapes.decoy_funnel_centre(c["basin"], c["lens"]),
+            "hetero_branin": lambda c: (
+                np.array(fresh_structures.BRANIN_ARGMIN) + fresh_structures.hetero_branin_shift(c["device"], c["mode"])
+            ),
+            "lowrank_valley": lambda c: fresh_landscapes.lowrank_valley_argmin(c["row"], c["col"]),
+            "hidden_pair": lambda c: (
+                np.array(fresh_landscapes.HIMMELBLAU_ARGMIN) + fresh_landscapes.hidden_pair_shift(c["p"], c["q"])
+            ),
         }
         problem = fresh_problems.FRESH_PROBLEMS[name]
         for c in problem.combinations():
@@ -204,12 +211,12 @@ def test_every_two_float_optimum_is_inside_the_bounds():
 
 def test_tilted_lattice_by_full_enumeration():
     problem = fresh_problems.FRESH_PROBLEMS["tilted_lattice"]
-    k = np.arange(fresh_problems.TL_K_BOUNDS[0], fresh_problems.TL_K_BOUNDS[1] + 1)
-    n = np.arange(fresh_problems.TL_N_BOUNDS[0], fresh_problems.TL_N_BOUNDS[1] + 1)
+    k = np.arange(fresh_structures.TL_K_BOUNDS[0], fresh_structures.TL_K_BOUNDS[1] + 1)
+    n = np.arange(fresh_structures.TL_N_BOUNDS[0], fresh_structures.TL_N_BOUNDS[1] + 1)
     log10_alpha = np.linspace(-6.0, 0.0, 600_001)
     rounded_differs = 0
     for c in problem.combinations():
-        point, stated = fresh_problems.tilted_lattice_best(c["scheme"])
+        point, stated = fresh_structures.tilted_lattice_best(c["scheme"])
         assert stated == problem.combination_best(c)
         # The value is a sum of a (k1, k2), an n and an alpha term: each group over its whole range.
         k1, k2 = np.meshgrid(k, k, indexing="ij")
@@ -225,7 +232,7 @@ def test_tilted_lattice_by_full_enumeration():
         )
         assert min(float(alpha_grid.min()), float(polished.fun)) == pytest.approx(stated, abs=1e-12)
         assert float(alpha_grid.min()) >= stated - 1e-12
-        centre = fresh_problems.tilted_lattice_tables()["centre"][c["scheme"]]
+        centre = fresh_structures.tilted_lattice_tables()["centre"][c["scheme"]]
         rounded_differs += tuple(np.round(centre).astype(int)) != (point["k1"], point["k2"])
         assert point["n"] & (point["n"] - 1) != 0  # the best n is not a power of two
     assert rounded_differs >= 1  # rounding the continuous optimum is not enough somewhere
@@ -235,7 +242,7 @@ def test_hash_resonance_every_leaf_by_grids_and_enumeration():
     problem = fresh_problems.FRESH_PROBLEMS["hash_resonance"]
     g = np.linspace(0.0, 1.0, 401)
     x1, x2 = np.meshgrid(g, g, indexing="ij")
-    buckets = np.arange(fresh_problems.HR_BUCKET_BOUNDS[0], fresh_problems.HR_BUCKET_BOUNDS[1] + 1)
+    buckets = np.arange(fresh_structures.HR_BUCKET_BOUNDS[0], fresh_structures.HR_BUCKET_BOUNDS[1] + 1)
     smoothing = 10.0 ** np.linspace(-3.0, 3.0, 60_001)
     for c in problem.combinations():
         stated = problem.combination_best(c)
@@ -262,7 +269,9 @@ def test_stacked_stages_every_combination_by_lbfgsb():
             return float(problem.value({**c, **{f"gain_{i}": 10.0 ** u[i] for i in range(n)}}))
 
         found = min(
-            minimize(value, np.full(n, start), method="L-BFGS-B", bounds=[(-1.0, 1.0)] * n, options={"ftol": 1e-15, "gtol": 1e-12}).fun
+            minimize(
+                value, np.full(n, start), method="L-BFGS-B", bounds=[(-1.0, 1.0)] * n, options={"ftol": 1e-15, "gtol": 1e-12}
+            ).fun
             for start in (-0.5, 0.0, 0.5)
         )
         stated = problem.combination_best(c)
@@ -274,19 +283,19 @@ def test_stacked_stages_every_combination_by_lbfgsb():
 
 
 def test_hetero_branin_noise_depends_on_the_device():
-    spec = suite.FRESH_SPECS["hetero_branin"]
-    objective = suite.build_fresh_problem("hetero_branin").objective
+    spec = fresh_problems.FRESH_SPECS["hetero_branin"]
+    objective = fresh_problems.build_problem("hetero_branin").objective
     for device in (0, 3):
         point = dict(spec.best_point(), device=device)
         deviations = []
         for number in range(1500):
             trial = optuna.trial.FixedTrial(point, number=number)
-            deviations.append(objective(trial) - trial.user_attrs[suite.NOISELESS_ATTR])
-        assert np.std(deviations) == pytest.approx(fresh_problems.HB_DEVICE_NOISE_SD[device], rel=0.1)
-    assert spec.best_point()["device"] == int(np.argmax(fresh_problems.HB_DEVICE_NOISE_SD))
+            deviations.append(objective(trial) - trial.user_attrs[NOISELESS_ATTR])
+        assert np.std(deviations) == pytest.approx(fresh_structures.HB_DEVICE_NOISE_SD[device], rel=0.1)
+    assert spec.best_point()["device"] == int(np.argmax(fresh_structures.HB_DEVICE_NOISE_SD))
 
 
-def _random_mean(problem: fresh_problems.FreshProblem, combination: dict, sample) -> float:
+def _random_mean(problem: specs.FreshProblem, combination: dict, sample) -> float:
     rng = np.random.default_rng(11)
     return float(np.mean(problem.value({**combination, **sample(rng, 4000)})))
 
@@ -326,7 +335,7 @@ def test_hidden_pair_is_not_where_the_marginals_point():
     best = np.unravel_index(np.argmin(offsets), offsets.shape)
     marginal_best = (int(np.argmin(np.median(offsets, axis=1))), int(np.argmin(np.median(offsets, axis=0))))
     assert marginal_best != tuple(int(v) for v in best)
-    assert offsets[marginal_best] - offsets[best] >= fresh_problems.HP_MARGIN - 1e-12
+    assert offsets[marginal_best] - offsets[best] >= fresh_landscapes.HP_MARGIN - 1e-12
     # Both levels of the hidden pair are mid-ranked in their marginals.
     assert 4 <= np.argsort(np.argsort(np.median(offsets, axis=1)))[best[0]] <= 11
     assert 4 <= np.argsort(np.argsort(np.median(offsets, axis=0)))[best[1]] <= 11

@@ -1,4 +1,6 @@
-"""Tests of the suite's peer samplers (benchmarks/vpbo_benchmarks/peers.py)."""
+"""Tests of the suite's peer samplers (benchmarks/vpbo_benchmarks/peers.py, peer_catcmawm.py,
+peer_ax.py). The peers' modules import the peers extra at their top: each test imports its
+module after checking the extra is there."""
 
 from __future__ import annotations
 
@@ -8,7 +10,6 @@ import numpy as np
 import optuna
 import pytest
 
-from vpbo_benchmarks import peers
 from vpbo_benchmarks.samplers import SAMPLER_FACTORIES
 
 LEVELS = ("a", "b", "c")
@@ -51,6 +52,8 @@ def test_peers_are_registered_next_to_tpe_group():
 
 def test_catcmawm_optimises_a_flat_mixed_problem():
     pytest.importorskip("cmaes", reason="catcmawm needs the cmaes package (the peers extra)")
+    from vpbo_benchmarks import peer_catcmawm as peers
+
     sampler = peers.CatCMAwMSampler(seed=0)
     study = _run(sampler, flat_objective, 120)
     _assert_in_bounds(study)
@@ -65,12 +68,18 @@ def test_catcmawm_optimises_a_flat_mixed_problem():
 
 def test_catcmawm_rejects_a_conditional_space():
     pytest.importorskip("cmaes", reason="catcmawm needs the cmaes package (the peers extra)")
+    from vpbo_benchmarks import peer_catcmawm as peers
+
     with pytest.raises(ValueError, match="flat search spaces only"):
         _run(peers.CatCMAwMSampler(seed=0), conditional_objective, 30)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("ax") is None, reason="the ax peer needs ax-platform (the peers extra, with PyTorch)")
+@pytest.mark.skipif(
+    importlib.util.find_spec("ax") is None, reason="the ax peer needs ax-platform (the peers extra, with PyTorch)"
+)
 def test_ax_samples_a_flat_mixed_problem_and_rejects_a_conditional_one():
+    from vpbo_benchmarks import peer_ax as peers
+
     study = _run(peers.AxSampler(seed=0), flat_objective, 9)
     _assert_in_bounds(study)
     assert len(study.trials) == 9 and all(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)

@@ -17,9 +17,10 @@ import numpy as np
 import pytest
 
 from vpbo_benchmarks import plots, report
-from vpbo_benchmarks.__main__ import main
-from vpbo_benchmarks.problems import FUNC2C_OPTIMUM, MAXIMIZE, MINIMIZE
+from vpbo_benchmarks.cli import main
+from vpbo_benchmarks.problem import MAXIMIZE, MINIMIZE
 from vpbo_benchmarks.records import append_record
+from vpbo_benchmarks.synthetic_problems import FUNC2C_OPTIMUM
 
 N_INIT = 24
 N_POST = 30  # two passes of the cycling sampler over the 15 arms

@@ -8,7 +8,8 @@ import numpy as np
 import optuna
 import pytest
 
-from vpbo_benchmarks import problems, suite
+from vpbo_benchmarks import registry, specs, suite, suite_functions
+from vpbo_benchmarks.problem import NOISELESS_ATTR
 from vpbo_benchmarks.runner import run_one
 
 SYNTHETIC = [name for name, spec in suite.SUITE_SPECS.items() if spec.family != "real"]
@@ -20,7 +21,7 @@ def _value(name: str, params: dict) -> float:
     """The noiseless objective of ``name`` at ``params``."""
     trial = optuna.trial.FixedTrial(params)
     value = suite.build_problem(name).objective(trial)
-    return trial.user_attrs.get(suite.NOISELESS_ATTR, value)
+    return trial.user_attrs.get(NOISELESS_ATTR, value)
 
 
 def test_split_is_disjoint_covers_all_and_every_family():
@@ -43,32 +44,33 @@ def test_split_is_the_documented_rule():
 
 def test_every_suite_problem_is_registered():
     for name in suite.SUITE_SPECS:
-        assert name in problems.PROBLEM_NAMES
-        assert problems.get_problem(name).name == name
+        assert name in registry.PROBLEM_NAMES
+        assert registry.get_problem(name).name == name
 
 
 def test_base_functions_reference_values():
     d = 3
     for name in ("ackley", "rastrigin", "levy"):
-        assert suite.BASE_FUNCTIONS[name](np.zeros(d)) == pytest.approx(0.0, abs=1e-12)
+        assert suite_functions.BASE_FUNCTIONS[name](np.zeros(d)) == pytest.approx(0.0, abs=1e-12)
     # Schwefel: 418.9829 d - sum x sin(sqrt|x|), minimum 0 at x_i = 420.9687 (Surjanovic & Bingham).
-    x, fmin = suite.one_dimensional_minimum("schwefel")
+    x, fmin = suite_functions.one_dimensional_minimum("schwefel")
     assert x == pytest.approx(420.9687, abs=1e-4)
     assert -fmin == pytest.approx(418.9829, abs=1e-4)
     # Styblinski-Tang's 1-D minimum at -2.903534 (Surjanovic & Bingham), checked on a fine grid.
     grid = np.linspace(-5, 5, 1_000_001)
     term = 0.5 * (grid**4 - 16 * grid**2 + 5 * grid)
-    x, fmin = suite.one_dimensional_minimum("styblinski_tang")
+    x, fmin = suite_functions.one_dimensional_minimum("styblinski_tang")
     assert x == pytest.approx(-2.903534, abs=1e-6)
     assert fmin == pytest.approx(term.min(), abs=1e-9) and fmin <= term.min()
-    assert suite.styblinski_tang(np.full(d, x)) == pytest.approx(0.0, abs=1e-9)
-    assert suite.schwefel(np.full(d, suite.one_dimensional_minimum("schwefel")[0])) == pytest.approx(0.0, abs=1e-9)
+    assert suite_functions.styblinski_tang(np.full(d, x)) == pytest.approx(0.0, abs=1e-9)
+    argmin = suite_functions.one_dimensional_minimum("schwefel")[0]
+    assert suite_functions.schwefel(np.full(d, argmin)) == pytest.approx(0.0, abs=1e-9)
 
 
 @pytest.mark.parametrize("name", list(suite.SHIFTED_DESIGNS))
 def test_shifted_optimum_by_an_independent_table_minimum(name):
     design = suite.SHIFTED_DESIGNS[name]
-    tables = suite.shifted_tables(design)
+    tables = suite_functions.shifted_tables(design)
     # Offsets of every combination by broadcasting (independent of the enumeration in suite.py).
     n = len(design.levels)
     total = np.zeros(design.levels)
@@ -79,20 +81,20 @@ def test_shifted_optimum_by_an_independent_table_minimum(name):
     assert suite.build_problem(name).optimum == pytest.approx(float(total.min()), abs=1e-12)
     # Every combination reaches its offset inside the bounds.
     for h in np.ndindex(*design.levels):
-        x, k = suite.shifted_argmin(design, h)
+        x, k = suite_functions.shifted_argmin(design, h)
         assert np.all((design.bounds[0] <= x) & (x <= design.bounds[1]))
         assert np.all((design.int_bounds[0] <= k) & (k <= design.int_bounds[1]))
     rng = np.random.default_rng(0)
     for h in [tuple(int(rng.integers(k)) for k in design.levels) for _ in range(10)]:
-        x, k = suite.shifted_argmin(design, h)
-        assert suite.shifted_value(design, h, x, k) == pytest.approx(float(total[h]), abs=1e-9)
+        x, k = suite_functions.shifted_argmin(design, h)
+        assert suite_functions.shifted_value(design, h, x, k) == pytest.approx(float(total[h]), abs=1e-9)
 
 
 @pytest.mark.parametrize("name", [n for n, d in suite.SHIFTED_DESIGNS.items() if d.centre_fraction > 0])
 def test_optima_are_off_centre(name):
     # The best combination's optimum is not within 20 % of the half-width of the centre in every dimension.
     design = suite.SHIFTED_DESIGNS[name]
-    x, _ = suite.shifted_argmin(design, suite.best_combination(design)[0])
+    x, _ = suite_functions.shifted_argmin(design, suite_functions.best_combination(design)[0])
     half_width = (design.bounds[1] - design.bounds[0]) / 2
     assert np.max(np.abs(x - (design.bounds[0] + half_width))) > 0.2 * half_width
 
@@ -106,12 +108,12 @@ def test_optimum_point_gives_the_optimum_and_random_points_are_worse(name):
     study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=1))
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     study.optimize(problem.objective, n_trials=N_RANDOM_TRIALS)
-    noiseless = [t.user_attrs.get(suite.NOISELESS_ATTR, t.value) for t in study.trials]
+    noiseless = [t.user_attrs.get(NOISELESS_ATTR, t.value) for t in study.trials]
     assert min(noiseless) > problem.optimum + 1e-6
     # The combination bests bound every observed value of their combination from below.
-    bests = {suite.combination_of(c, spec.combination_keys): spec.combination_best(c) for c in spec.combinations()}
+    bests = {specs.combination_of(c, spec.combination_keys): spec.combination_best(c) for c in spec.combinations()}
     for t, v in zip(study.trials, noiseless):
-        assert v >= bests[suite.combination_of(t.params, spec.combination_keys)] - 1e-9
+        assert v >= bests[specs.combination_of(t.params, spec.combination_keys)] - 1e-9
 
 
 @pytest.mark.parametrize("name", SYNTHETIC)
@@ -155,7 +157,7 @@ def test_noise_has_the_stated_standard_deviation(name):
     deviations = []
     for number in range(2000):
         trial = optuna.trial.FixedTrial(point, number=number)
-        deviations.append(objective(trial) - trial.user_attrs[suite.NOISELESS_ATTR])
+        deviations.append(objective(trial) - trial.user_attrs[NOISELESS_ATTR])
     assert np.std(deviations) == pytest.approx(spec.noise_sd, rel=0.08)
     assert abs(np.mean(deviations)) < 4 * spec.noise_sd / math.sqrt(2000)
 

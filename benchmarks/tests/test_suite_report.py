@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from vpbo_benchmarks import suite, suite_report
+from vpbo_benchmarks import specs, suite, suite_report
 from vpbo_benchmarks.records import append_record
 
 
@@ -69,7 +69,7 @@ def test_wrong_combinations_use_one_percent_of_the_range():
 
 
 def test_stuck_means_more_than_fifty_trials_on_one_wrong_combination():
-    spec = suite.SuiteSpec("toy", "toy", lambda: None, ("c",), "", "")
+    spec = specs.SuiteSpec("toy", "toy", lambda: None, ("c",), "", "")
     wrong = {(("c", "bad"),)}
     # The incumbent is on "bad" from trial 1 for k trials, then "good" takes over.
     for k, expected in ((50, []), (51, [0])):
@@ -82,7 +82,7 @@ def test_stuck_means_more_than_fifty_trials_on_one_wrong_combination():
 
 
 def test_empirical_combination_bests_from_stored_runs():
-    spec = suite.SuiteSpec("toy", "toy", lambda: None, ("c",), "", "")
+    spec = specs.SuiteSpec("toy", "toy", lambda: None, ("c",), "", "")
     runs = [_record(0, ["a", "b", "a"], [3.0, 2.0, 1.0]), _record(1, ["b", "c"], [0.5, 4.0])]
     assert suite_report.combination_bests(spec, runs) == {(("c", "a"),): 1.0, (("c", "b"),): 0.5, (("c", "c"),): 4.0}
 
@@ -110,13 +110,13 @@ def test_best_stored_is_the_smallest_observed_value_of_any_run():
     runs = [_record(0, ["a", "b"], [0.7, 0.4]), {"seed": 1, "values": [None, [0.6]], "params": [{}, {"c": "a"}]}]
     entry = suite_report.SuiteRuns(spec, None, {"x": runs}, runs)
     assert suite_report.best_stored(entry) == 0.4
-    assert suite_report._optimum_cell(entry) == "unknown (best in any stored run: 0.4)"
+    assert suite_report.optimum_cell(entry) == "unknown (best in any stored run: 0.4)"
 
 
 def test_paper_problems_get_their_categoricals_and_loss_terms():
     spec, optimum, maximised = suite_report.problem_spec("func2c")
     assert spec.combination_keys == ("h1", "h2") and not maximised
-    from vpbo_benchmarks.problems import get_problem
+    from vpbo_benchmarks.registry import get_problem
 
     assert optimum == get_problem("func2c").optimum
     assert suite_report.problem_spec("conditional_trap")[0].combination_keys == ("model", "tree_kind")
@@ -141,7 +141,7 @@ def test_report_of_a_maximised_paper_problem(tmp_path):
 
 
 def test_target_rows_compare_with_the_better_peer_and_gps_tail():
-    spec = suite.SuiteSpec("toy", "toy", lambda: None, ("c",), "", "")
+    spec = specs.SuiteSpec("toy", "toy", lambda: None, ("c",), "", "")
 
     def runs(final_values):  # one seed per value, one trial each
         return [{"seed": s, "values": [[v]], "params": [{"c": "a"}]} for s, v in enumerate(final_values)]
@@ -160,7 +160,7 @@ def test_target_rows_compare_with_the_better_peer_and_gps_tail():
 
 
 def test_relative_rows_divide_by_the_best_mean_per_problem():
-    spec = suite.SuiteSpec("toy", "toy", lambda: None, ("c",), "", "")
+    spec = specs.SuiteSpec("toy", "toy", lambda: None, ("c",), "", "")
 
     def runs(final_values):
         return [{"seed": s, "values": [[v]], "params": [{"c": "a"}]} for s, v in enumerate(final_values)]

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from vpbo_benchmarks import trial_states_report as report
-from vpbo_benchmarks.__main__ import main
+from vpbo_benchmarks.cli import main
 from vpbo_benchmarks.records import append_record
 
 PROBLEM = "sgd_digits-median"  # a TUNING pruning problem; compute in epochs

@@ -11,7 +11,7 @@ import optuna
 from optuna.distributions import CategoricalDistribution
 
 from vpbo_benchmarks.oracle import ORACLE
-from vpbo_benchmarks.problems import PROBLEM_NAMES, get_problem
+from vpbo_benchmarks.registry import PROBLEM_NAMES, get_problem
 from vpbo_benchmarks.samplers import SAMPLER_FACTORIES, make_sampler
 from vpbo_benchmarks.vpbo_variants import VARIANTS
 
@@ -37,6 +37,9 @@ SAMPLER_DESCRIPTIONS = {
     "exp3bo": "EXP3BO: one GP per combination, EXP3 picks the combination (paper baseline)",
     "banditbo": "Bandit-BO: one GP per combination, Thompson sampling picks it (paper baseline)",
     "smac": "SMAC3 (random forest surrogate) through its ask-and-tell API",
+    "tpe-auto": "TPESampler(multivariate=True, constant_liar=True): OptunaHub AutoSampler's TPE",
+    "catcmawm": "CatCMAwM from cmaes, flat spaces only (the peers extra)",
+    "ax": "Ax's default generation strategy (BoTorch), flat spaces only (the peers extra)",
     ORACLE: "the Oracle: a full VPBO run on every combination, the best of them (reference, <= 256 combinations)",
 }
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import inspect
 import math
 import re
 import shlex
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from optuna_vpbo import VPBOSampler, VPBOSettings
 from vpbo_benchmarks import overhead
 from vpbo_benchmarks.hypervolume import hypervolume_table
 from vpbo_benchmarks.report import ProblemRuns, collect, format_mean_se, lower_is_better, mean_se_over_runs, trace
@@ -211,10 +213,6 @@ def _markdown(text: str) -> str:
 
 def arguments_table() -> str:
     """VPBOSampler's constructor arguments: the default and the docstring's description."""
-    import inspect
-
-    from optuna_vpbo import VPBOSampler
-
     described = docstring_arguments(VPBOSampler.__doc__ or "")
     lines = ["| argument | default | meaning |", "|---|---|---|"]
     for name, parameter in inspect.signature(VPBOSampler).parameters.items():
@@ -225,8 +223,6 @@ def arguments_table() -> str:
 def settings_table() -> str:
     """The fields of VPBOSettings: the default, the paper preset's value where it differs, and
     the docstring's whole description."""
-    from optuna_vpbo import VPBOSettings
-
     defaults, paper = VPBOSettings(), VPBOSettings.paper()
     described = docstring_arguments(VPBOSettings.__doc__ or "", "Attributes")
     lines = ["| setting | default | `VPBOSettings.paper()` | meaning |", "|---|---|---|---|"]

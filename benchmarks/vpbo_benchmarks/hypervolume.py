@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from vpbo_benchmarks.optuna_compat import hypervolume
-from vpbo_benchmarks.problems import get_problem
+from vpbo_benchmarks.registry import get_problem
 from vpbo_benchmarks.report import mean_and_se
 from vpbo_benchmarks.runner import load_results
 

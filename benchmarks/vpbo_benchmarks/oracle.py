@@ -31,7 +31,8 @@ from optuna.distributions import CategoricalDistribution
 from optuna.samplers import BaseSampler, PartialFixedSampler, RandomSampler
 
 from optuna_vpbo import VPBOSampler, VPBOSettings
-from vpbo_benchmarks.problems import MINIMIZE, Problem, get_problem
+from vpbo_benchmarks.problem import MINIMIZE, Problem
+from vpbo_benchmarks.registry import get_problem
 from vpbo_benchmarks.samplers import TimedSampler
 from vpbo_benchmarks.vpbo_variants import ORACLE_REFERENCE, REFERENCES
 

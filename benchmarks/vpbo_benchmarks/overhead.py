@@ -40,10 +40,14 @@ from typing import Any
 
 import numpy as np
 import optuna
+import threadpoolctl
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
 from optuna_vpbo.gp import GP_MAX_POINTS, N_NEIGHBOUR_SEEDS, N_SCREEN_CANDIDATES, N_SCREENED, N_SEED_TRIALS, SCREEN_ABOVE
-from vpbo_benchmarks.problems import get_problem
-from vpbo_benchmarks.runner import _environment, _single_threaded
+from vpbo_benchmarks.plots import save_compact_png
+from vpbo_benchmarks.registry import get_problem
+from vpbo_benchmarks.runner import environment, single_threaded
 from vpbo_benchmarks.samplers import TimedSampler, make_sampler
 
 # Long enough to include refits of a long study (every 5 % of growth beyond 300 trials).
@@ -175,8 +179,6 @@ def measure(case: str, sampler_name: str, n_trials: int, window: int, seed: int 
 
 def gemm_flops_per_second(size: int = 512, repeats: int = 5) -> float:
     """Single-thread double-precision GEMM speed of this machine (best of ``repeats``)."""
-    import threadpoolctl
-
     a, b = np.random.default_rng(0).random((2, size, size))
     with threadpoolctl.threadpool_limits(1):
         best = min(_timed(lambda: a @ b) for _ in range(repeats))
@@ -226,7 +228,7 @@ def run_grid(
     # One process per measurement (max_tasks_per_child) so peak memory is the measurement's own;
     # one thread per process (BLAS and PyTorch), as the runs of the benchmarks.
     with concurrent.futures.ProcessPoolExecutor(
-        jobs, mp_context=context, max_tasks_per_child=1, initializer=_single_threaded
+        jobs, mp_context=context, max_tasks_per_child=1, initializer=single_threaded
     ) as pool:
         futures = [pool.submit(measure, c, s, n, window) for c, s, n in tasks]
         for future in futures:
@@ -249,7 +251,7 @@ def save_results(
         "gemm_flops_per_second": flops_per_second,
         "n_candidates": n_candidates,
         "max_enumerated_combinations": max_combinations,
-        "environment": _environment(),
+        "environment": environment(),
         "measurements": [dataclasses.asdict(m) for m in results],
     }
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -294,11 +296,6 @@ def write_figures(results: Sequence[Measurement], folder: Path, prefix: str = "o
 
 
 def _figure_against_n(results: Sequence[Measurement], samplers: list[str], markers: dict[str, str], path: Path) -> Path:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    from vpbo_benchmarks.plots import save_compact_png
-
     cases = [c for c in CASES if any(m.case == c for m in results)]
     figure = Figure(figsize=(3.6 * len(cases), 3.4), layout="constrained")
     FigureCanvasAgg(figure)
@@ -321,11 +318,6 @@ def _figure_against_n(results: Sequence[Measurement], samplers: list[str], marke
 
 
 def _figure_against_c(results: Sequence[Measurement], samplers: list[str], markers: dict[str, str], path: Path) -> Path:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    from vpbo_benchmarks.plots import save_compact_png
-
     figure = Figure(figsize=(4.5, 3.4), layout="constrained")
     FigureCanvasAgg(figure)
     axes = figure.subplots()

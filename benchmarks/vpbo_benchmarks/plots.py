@@ -35,12 +35,13 @@ from typing import Any
 import numpy as np
 import optuna
 import PIL.Image
+from matplotlib import colormaps
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from vpbo_benchmarks.oracle import MAX_ORACLE_COMBINATIONS, ORACLE, categorical_combinations
-from vpbo_benchmarks.problems import MINIMIZE, Problem
+from vpbo_benchmarks.problem import MINIMIZE, Problem
 from vpbo_benchmarks.report import (
     N_INIT,
     ProblemRuns,
@@ -181,8 +182,6 @@ def palette(names: Sequence[str]) -> dict[str, Any]:
 
 
 def _tab20(index: int) -> tuple[float, ...]:
-    from matplotlib import colormaps
-
     return colormaps["tab20"](index % 20)
 
 

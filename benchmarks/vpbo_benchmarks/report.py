@@ -25,10 +25,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.stats import mannwhitneyu
 
 from vpbo_benchmarks.oracle import ORACLE
-from vpbo_benchmarks.problems import MINIMIZE, Problem, get_problem
+from vpbo_benchmarks.problem import MINIMIZE, Problem
 from vpbo_benchmarks.records import load_problem, records_path
+from vpbo_benchmarks.registry import get_problem
 
 N_INIT = 24  # the paper's initial design: 24 trials before iteration 1
 CHECKPOINTS = (50, 100, 200)  # iterations after the initial design
@@ -199,8 +201,6 @@ def metric_at(records: Sequence[Record], problem: Problem, checkpoint: int, n_in
 def one_sided_p_value(reference: np.ndarray, other: np.ndarray, lower_better: bool) -> float:
     """Mann-Whitney U test (unpaired, seeds as samples) of "``reference`` is better than
     ``other``"; 1 where both samples are one and the same constant (nothing to tell apart)."""
-    from scipy.stats import mannwhitneyu
-
     if np.ptp(np.concatenate([reference, other])) == 0:
         return 1.0
     alternative = "less" if lower_better else "greater"

@@ -26,13 +26,16 @@ from typing import Any
 
 import numpy as np
 import optuna
+import scipy
+import threadpoolctl
 
+import optuna_vpbo
 from vpbo_benchmarks.oracle import ORACLE, oracle_record
-from vpbo_benchmarks.problems import get_problem
+from vpbo_benchmarks.problem import NOISELESS_ATTR
 from vpbo_benchmarks.progress import POLL_SECONDS, RunProgress, TrialReporter
 from vpbo_benchmarks.records import append_record, load_problem
+from vpbo_benchmarks.registry import get_problem
 from vpbo_benchmarks.samplers import TimedSampler, make_sampler
-from vpbo_benchmarks.suite import NOISELESS_ATTR
 
 # Thread pools of the libraries the samplers use (NumPy/SciPy BLAS, PyTorch for GPSampler).
 _THREAD_ENVIRONMENT = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -45,11 +48,9 @@ _WORKER_HASH_SEED = "0"
 _OPTIONAL_LIBRARIES = ("torch", "smac", "scikit-learn", "xgboost", "mlxtend", "cmaes", "ax-platform", "botorch")
 
 
-def _single_threaded() -> None:
+def single_threaded() -> None:
     """Worker initialiser: one thread per run. The variables reach PyTorch, which reads them when
     GPSampler first imports it; threadpoolctl limits the BLAS already loaded with NumPy."""
-    import threadpoolctl
-
     for name in _THREAD_ENVIRONMENT:
         os.environ[name] = "1"
     threadpoolctl.threadpool_limits(1)
@@ -92,11 +93,8 @@ def user_command(argv: Sequence[str]) -> str:
     return " ".join([program, *(shlex.quote(a) for a in argv[1:])])
 
 
-def _environment() -> dict[str, Any]:
-    import scipy
-
-    import optuna_vpbo
-
+def environment() -> dict[str, Any]:
+    """What a stored run records of where it ran: library versions, machine, command, threads."""
     return {
         "python": platform.python_version(),
         "optuna": optuna.__version__,
@@ -118,7 +116,7 @@ def run_one(
     stores. With ``progress_messages`` (a queue), each finished trial is reported on it."""
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     if sampler_name == ORACLE:
-        return {**oracle_record(problem_name, n_trials, seed), "environment": _environment()}
+        return {**oracle_record(problem_name, n_trials, seed), "environment": environment()}
     problem = get_problem(problem_name)
     sampler = TimedSampler(make_sampler(sampler_name, seed))
     study = optuna.create_study(directions=list(problem.directions), sampler=sampler)
@@ -138,7 +136,7 @@ def run_one(
         "sampler_seconds": [sampler.seconds.get(t.number, 0.0) for t in trials],
         **_noiseless_values(trials),
         "wall_seconds": time.perf_counter() - start,
-        "environment": _environment(),
+        "environment": environment(),
     }
 
 
@@ -194,7 +192,7 @@ def run_missing(
     # The workers report their trials through a manager's queue, only when the bars are drawn.
     reporting = context.Manager() if bars.enabled else contextlib.nullcontext()
     with reporting as manager, _worker_hash_seed(), concurrent.futures.ProcessPoolExecutor(
-        max_workers=jobs, mp_context=context, initializer=_single_threaded
+        max_workers=jobs, mp_context=context, initializer=single_threaded
     ) as pool:
         messages = manager.Queue() if manager is not None else None
         futures = {pool.submit(worker, p, s, seed, n_trials, messages): (p, s, seed) for p, s, seed in todo}

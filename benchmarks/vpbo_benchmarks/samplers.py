@@ -16,8 +16,8 @@ from optuna.trial import FrozenTrial, TrialState
 
 from optuna_vpbo import VPBOSampler, VPBOSettings
 from vpbo_benchmarks.baselines import BASELINE_FACTORIES
+from vpbo_benchmarks.lazy import deferred
 from vpbo_benchmarks.peers import PEER_FACTORIES
-from vpbo_benchmarks.smac_sampler import SMACSampler
 from vpbo_benchmarks.vpbo_variants import INTERSECTION_REFERENCE, REFERENCES, VARIANTS, Variant, variant_settings
 
 
@@ -45,6 +45,9 @@ class IntersectionVPBOSampler(VPBOSampler):
         return {name: dist for name, dist in self._intersection.calculate(study).items() if not dist.single()}
 
 
+# SMAC3 and its dask come with the sampler's module, when a run first needs it.
+_SMAC_SAMPLER = deferred("vpbo_benchmarks.smac_sampler", "SMACSampler")
+
 SAMPLER_FACTORIES: dict[str, Callable[[int], BaseSampler]] = {
     # What a user gets: the sampler's defaults, whatever they are (every other VPBO name is pinned).
     "vpbo": lambda seed: VPBOSampler(seed=seed),
@@ -58,7 +61,7 @@ SAMPLER_FACTORIES: dict[str, Callable[[int], BaseSampler]] = {
     "random": lambda seed: optuna.samplers.RandomSampler(seed=seed),
     # The paper's baselines (sec. 5); "oracle" is run by the runner (see oracle.py).
     **BASELINE_FACTORIES,
-    "smac": lambda seed: SMACSampler(seed=seed),
+    "smac": lambda seed: _SMAC_SAMPLER(seed=seed),
     # Peers of the broad suite (issue 13): tpe-auto, catcmawm, ax (see peers.py).
     **PEER_FACTORIES,
 }

@@ -7,20 +7,24 @@ encoding (``MixedSpaceEncoder``): categoricals by their index, numeric parameter
 (log and grids handled by the encoder, which decodes exactly onto Optuna's grids).
 Complete trials that SMAC did not ask for (the first, random trial) are told to it as well.
 
-SMAC is an optional dependency (``pip install optuna-vpbo[benchmarks]``), imported lazily.
+Heavy (SMAC3 brings dask and ConfigSpace): :mod:`.samplers` reaches this module through :mod:`.lazy`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import tempfile
 from typing import Any
 
 import numpy as np
+from ConfigSpace import Categorical, Configuration, ConfigurationSpace, Float
 from optuna.distributions import BaseDistribution
 from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial
+from smac import HyperparameterOptimizationFacade, Scenario
+from smac.initial_design import RandomInitialDesign
+from smac.model.random_forest import RandomForest
+from smac.runhistory.dataclasses import TrialInfo, TrialValue
 
 from optuna_vpbo.search_space import MixedSpaceEncoder
 from vpbo_benchmarks.intersection_sampler import IntersectionSpaceSampler, search_space_key
@@ -44,8 +48,6 @@ class _SMACRun:
 
 
 def _configuration_space(encoder: MixedSpaceEncoder, seed: int) -> Any:
-    from ConfigSpace import Categorical, ConfigurationSpace, Float
-
     space = ConfigurationSpace(seed=seed)
     for name, levels in zip(encoder.categorical_names, encoder.n_levels, strict=True):
         space.add(Categorical(name, list(range(int(levels)))))
@@ -55,10 +57,6 @@ def _configuration_space(encoder: MixedSpaceEncoder, seed: int) -> Any:
 
 
 def _new_run(encoder: MixedSpaceEncoder, seed: int) -> _SMACRun:
-    from smac import HyperparameterOptimizationFacade, Scenario
-    from smac.initial_design import RandomInitialDesign
-    from smac.model.random_forest import RandomForest
-
     workdir = tempfile.TemporaryDirectory(prefix="smac-")
     scenario = Scenario(
         _configuration_space(encoder, seed),
@@ -98,8 +96,6 @@ class SMACSampler(IntersectionSpaceSampler):
     """SMAC3's HPO facade behind Optuna's sampler protocol (see the module docstring)."""
 
     def __init__(self, *, seed: int = 0) -> None:
-        if importlib.util.find_spec("smac") is None:
-            raise ImportError("SMACSampler needs SMAC3 (smac), a dependency of the lab: pip install ./benchmarks.")
         super().__init__(seed)
         self._seed = seed
         self._runs: dict[str, _SMACRun] = {}
@@ -109,7 +105,6 @@ class SMACSampler(IntersectionSpaceSampler):
     ) -> dict[str, Any]:
         if not search_space or len(study.directions) > 1:
             return {}
-        from smac.runhistory.dataclasses import TrialInfo, TrialValue
 
         key = search_space_key(study, search_space)
         run = self._runs.get(key)
@@ -129,8 +124,6 @@ class SMACSampler(IntersectionSpaceSampler):
         return run.encoder.decode(h, x)
 
     def _configuration(self, run: _SMACRun, params: dict[str, Any]) -> Any:
-        from ConfigSpace import Configuration
-
         h, x = run.encoder.encode([params])
         values = {name: int(h[0, j]) for j, name in enumerate(run.encoder.categorical_names)}
         values.update({name: float(x[0, j]) for j, name in enumerate(run.encoder.numeric_names)})

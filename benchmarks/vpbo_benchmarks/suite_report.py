@@ -29,7 +29,6 @@ Definitions (docs/suite.md repeats them):
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 from collections.abc import Mapping, Sequence
@@ -37,9 +36,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import optuna
+from optuna.distributions import CategoricalDistribution
+from scipy.stats import beta, wilcoxon
 
+from vpbo_benchmarks.markdown import format_value, markdown_table
+from vpbo_benchmarks.problem import MAXIMIZE
 from vpbo_benchmarks.records import load_problem
-from vpbo_benchmarks.suite import ALL_SPECS, HALVES, SuiteSpec, combination_of
+from vpbo_benchmarks.registry import GROUPS, SPECS, get_problem
+from vpbo_benchmarks.specs import SuiteSpec, combination_of
 
 SUITE_CHECKPOINTS = (25, 50, 100, 200)
 TAIL_QUANTILE = 0.9
@@ -119,8 +124,6 @@ def tail_seed(values: Sequence[float], quantile: float = TAIL_QUANTILE) -> tuple
     Maritz & Jarrett (1978): with weights W_i = B((i)/n) - B((i-1)/n), B the Beta(m-1, n-m)
     distribution function, C_k = sum_i W_i x_(i)^k and se = sqrt(C_2 - C_1^2); NaN below 3 values.
     """
-    from scipy.stats import beta
-
     x = np.sort(np.asarray(values, dtype=float))
     n = len(x)
     if n == 0:
@@ -138,8 +141,6 @@ def tail_seed(values: Sequence[float], quantile: float = TAIL_QUANTILE) -> tuple
 def paired_one_sided_p(reference: Mapping[int, float], other: Mapping[int, float]) -> tuple[float, int]:
     """One-sided Wilcoxon signed-rank p-value that ``reference`` is lower than ``other`` on the
     seeds both have, and the number of pairs; (NaN, n) below one pair, (1, n) if all equal."""
-    from scipy.stats import wilcoxon
-
     seeds = sorted(set(reference) & set(other))
     d = np.array([reference[s] - other[s] for s in seeds], dtype=float)
     if len(d) == 0:
@@ -239,13 +240,8 @@ def problem_spec(name: str) -> tuple[SuiteSpec, float | None, bool]:
     For a problem outside the suite the combination keys are its categorical parameters (found
     by one random trial, as the Oracle does, or PAPER_COMBINATION_KEYS), and combination bests
     come from the stored runs."""
-    if name in ALL_SPECS:
-        return ALL_SPECS[name], ALL_SPECS[name].optimum(), False
-    import optuna
-    from optuna.distributions import CategoricalDistribution
-
-    from vpbo_benchmarks.problems import MAXIMIZE, get_problem
-
+    if name in SPECS:
+        return SPECS[name], SPECS[name].optimum(), False
     problem = get_problem(name)
     keys = PAPER_COMBINATION_KEYS.get(name)
     if keys is None:
@@ -256,7 +252,7 @@ def problem_spec(name: str) -> tuple[SuiteSpec, float | None, bool]:
     maximised = problem.directions[0] == MAXIMIZE
     spec = SuiteSpec(
         name, "paper", lambda: problem.objective, keys,
-        optimum_method="stated in problems.py" if problem.optimum is not None else "unknown: the best value in any stored run is the reference",
+        optimum_method="stated with the problem" if problem.optimum is not None else "unknown: the best value in any stored run is the reference",
         description=problem.description, conditional=name in PAPER_COMBINATION_KEYS,
     )
     optimum = None if problem.optimum is None else (-problem.optimum if maximised else problem.optimum)
@@ -287,16 +283,6 @@ def collect_suite(out_dir: Path, problems: Sequence[str], samplers: Sequence[str
     return collected
 
 
-def _fmt(value: float, se: float) -> str:
-    if math.isnan(value):
-        return "-"
-    return f"{value:.3g}" if math.isnan(se) else f"{value:.3g} ± {se:.2g}"
-
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header), *("| " + " | ".join(r) + " |" for r in rows)]
-
-
 def metric_rows(entry: SuiteRuns, checkpoints: Sequence[int], stuck_trials: int) -> list[list[str]]:
     """One row per sampler: seeds, mean ± se and 90th-percentile seed ± se per checkpoint, stuck seeds."""
     wrong = wrong_combinations(combination_bests(entry.spec, entry.stored))
@@ -306,7 +292,7 @@ def metric_rows(entry: SuiteRuns, checkpoints: Sequence[int], stuck_trials: int)
         for c in checkpoints:
             values = list(metric_at(records, entry.optimum, c).values())
             suffix = f" (n={len(values)})" if values and len(values) < len(records) else ""
-            cells.append(f"{_fmt(*mean_and_se(values))} / {_fmt(*tail_seed(values))}{suffix}" if values else "-")
+            cells.append(f"{format_value(*mean_and_se(values))} / {format_value(*tail_seed(values))}{suffix}" if values else "-")
         stuck = stuck_seeds(records, entry.spec, wrong, stuck_trials)
         rows.append([entry.spec.name, sampler, str(len(records)), *cells, f"{len(stuck)} of {len(records)}"])
     return rows
@@ -392,7 +378,22 @@ def write_suite_report(
 ) -> str:
     """Write the Markdown report of one half of the suite to ``path`` and return it."""
     lines = [
-        f"# Broad suite: {half}" + (" half" if half in HALVES else ""),
+        *_introduction(collected, half, command),
+        *_metric_section(collected, checkpoints, stuck_trials),
+        *_comparison_section(collected, checkpoints, reference),
+        *_relative_section(collected, checkpoints),
+        *_target_section(collected, checkpoints, reference),
+        *_optima_section(collected),
+    ]
+    text = "\n".join(lines) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return text
+
+
+def _introduction(collected: Sequence[SuiteRuns], half: str, command: str) -> list[str]:
+    return [
+        f"# Broad suite: {half}" + (" half" if half in GROUPS else ""),
         "",
         f"Problems: {', '.join(e.spec.name for e in collected)}. Definitions: docs/suite.md and "
         "benchmarks/vpbo_benchmarks/suite_report.py. Checkpoints are trial numbers (initial design included).",
@@ -400,13 +401,23 @@ def write_suite_report(
         "where no optimum is known (the negated value for a maximised problem: lower is better everywhere).",
         *([f"Regenerate: `{command}`"] if command else []),
         "",
+    ]
+
+
+def _metric_section(collected: Sequence[SuiteRuns], checkpoints: Sequence[int], stuck_trials: int) -> list[str]:
+    return [
         "## Mean ± s.e. / 90th-percentile seed ± s.e. (Maritz-Jarrett), and stuck seeds",
         "",
         f"Stuck: seeds whose incumbent stays more than {stuck_trials} consecutive trials on one wrong combination.",
         "",
-        *_table(["problem", "sampler", "seeds", *[f"trial {c}" for c in checkpoints], "stuck"],
-                [row for e in collected for row in metric_rows(e, checkpoints, stuck_trials)]),
+        *markdown_table(["problem", "sampler", "seeds", *[f"trial {c}" for c in checkpoints], "stuck"],
+                        [row for e in collected for row in metric_rows(e, checkpoints, stuck_trials)]),
         "",
+    ]
+
+
+def _comparison_section(collected: Sequence[SuiteRuns], checkpoints: Sequence[int], reference: str) -> list[str]:
+    lines = [
         f"## {reference} against each peer (paired by seed, one-sided Wilcoxon signed-rank)",
         "",
         f"Mean of the differences {reference} - peer (negative: {reference} better) and the p-value of "
@@ -415,10 +426,12 @@ def write_suite_report(
     ]
     comparisons = [row for e in collected for row in comparison_rows(e, checkpoints, reference)]
     if comparisons:
-        lines += _table(["problem", f"{reference} vs", *[f"trial {c}" for c in checkpoints]], comparisons)
-    else:
-        lines.append(f"No comparison: no runs of {reference}, or no other sampler with runs.")
-    lines += [
+        return lines + markdown_table(["problem", f"{reference} vs", *[f"trial {c}" for c in checkpoints]], comparisons)
+    return [*lines, f"No comparison: no runs of {reference}, or no other sampler with runs."]
+
+
+def _relative_section(collected: Sequence[SuiteRuns], checkpoints: Sequence[int]) -> list[str]:
+    return [
         "",
         "## Relative to the best sampler, over problems",
         "",
@@ -426,33 +439,37 @@ def write_suite_report(
         "every problem), and over how many problems (those where the best mean is positive). It depends on "
         "which samplers are in the table.",
         "",
-        *_table(["sampler", *[f"trial {c}" for c in checkpoints]], relative_rows(collected, checkpoints)),
+        *markdown_table(["sampler", *[f"trial {c}" for c in checkpoints]], relative_rows(collected, checkpoints)),
     ]
+
+
+def _target_section(collected: Sequence[SuiteRuns], checkpoints: Sequence[int], reference: str) -> list[str]:
     targets = [row for e in collected for row in target_rows(e, checkpoints, reference)]
-    if targets:
-        lines += [
-            "",
-            f"## {reference} against the best of {' and '.join(TARGET_PEERS)} (issue 13's targets)",
-            "",
-            f"Mean: ahead, level (the means within one standard error of either) or behind the better peer's mean; "
-            f"90th-percentile seed against {TARGET_PEERS[0]}'s.",
-            "",
-            *_table(["problem", *[f"trial {c}" for c in checkpoints]], targets),
-        ]
-    known = [e for e in collected if e.optimum is not None]
-    lines += ["", "## Optima", "", *_table(
+    if not targets:
+        return []
+    return [
+        "",
+        f"## {reference} against the best of {' and '.join(TARGET_PEERS)} (issue 13's targets)",
+        "",
+        f"Mean: ahead, level (the means within one standard error of either) or behind the better peer's mean; "
+        f"90th-percentile seed against {TARGET_PEERS[0]}'s.",
+        "",
+        *markdown_table(["problem", *[f"trial {c}" for c in checkpoints]], targets),
+    ]
+
+
+def _optima_section(collected: Sequence[SuiteRuns]) -> list[str]:
+    lines = ["", "## Optima", "", *markdown_table(
         ["problem", "family", "optimum", "how"],
-        [[e.spec.name, e.spec.family, _optimum_cell(e), e.spec.optimum_method] for e in collected],
+        [[e.spec.name, e.spec.family, optimum_cell(e), e.spec.optimum_method] for e in collected],
     )]
     missing = [e.spec.name for e in collected if not e.runs]
+    known = [e for e in collected if e.optimum is not None]
     if missing or len(known) < len(collected):
         lines += ["", "## Notes", ""]
         lines += [f"- No runs stored for: {', '.join(missing)}."] if missing else []
         lines += ["- Without a known optimum the metric is the best value; its reference is the best in any stored run."]
-    text = "\n".join(lines) + "\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return text
+    return lines
 
 
 def best_stored(entry: SuiteRuns) -> float:
@@ -461,38 +478,10 @@ def best_stored(entry: SuiteRuns) -> float:
     return min(values) if values else math.nan
 
 
-def _optimum_cell(entry: SuiteRuns) -> str:
+def optimum_cell(entry: SuiteRuns) -> str:
+    """The optimum of the report's Optima table (in the problem's own direction)."""
     sign = -1.0 if entry.maximised else 1.0
     negated = " (maximised: the metric is the negated best value)" if entry.maximised and entry.optimum is None else ""
     if entry.optimum is not None:
         return f"{sign * entry.optimum:.10g}"
     return f"unknown (best in any stored run: {sign * best_stored(entry):.10g}){negated}"
-
-
-def add_parser(commands: Any) -> None:
-    """The ``suite-report`` subcommand."""
-    parser = commands.add_parser("suite-report", help="tables of the broad suite (one half), benchmarks/results-suite")
-    parser.add_argument("--half", choices=sorted(HALVES), default="held_out")
-    parser.add_argument(
-        "--problems", type=lambda s: [t.strip() for t in s.split(",") if t.strip()], default=None,
-        help="any registered problems instead of a half (e.g. the paper suite); --half then only names the report",
-    )
-    parser.add_argument("--samplers", type=lambda s: [t.strip() for t in s.split(",") if t.strip()], required=True)
-    parser.add_argument("--out", type=Path, required=True, help="folder of the per-run JSON files")
-    parser.add_argument("--report", type=Path, default=None, help=f"Markdown file (default {DEFAULT_REPORT.parent}/SUITE-<half>.md)")
-    parser.add_argument("--checkpoints", type=lambda s: [int(v) for v in s.split(",")], default=list(SUITE_CHECKPOINTS))
-    parser.add_argument("--reference", default=DEFAULT_REFERENCE)
-    parser.add_argument("--stuck-trials", type=int, default=STUCK_TRIALS)
-    parser.add_argument("--seeds", type=int, default=None, help="only seeds 0 .. N-1")
-
-
-def main(args: argparse.Namespace) -> str:
-    import sys
-
-    label = "selected-problems" if args.problems else args.half
-    report = args.report or DEFAULT_REPORT.parent / f"SUITE-{label}.md"
-    collected = collect_suite(args.out, args.problems or HALVES[args.half], args.samplers, args.seeds)
-    command = "python -m vpbo_benchmarks " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["suite-report"] else ""
-    text = write_suite_report(report, collected, label, args.checkpoints, args.reference, args.stuck_trials, command)
-    print(text)
-    return text

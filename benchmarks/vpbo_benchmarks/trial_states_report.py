@@ -23,18 +23,17 @@ Definitions (docs/trial-states.md repeats them):
 
 from __future__ import annotations
 
-import argparse
 import math
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from vpbo_benchmarks.markdown import format_value, markdown_table
 from vpbo_benchmarks.records import load_problem
-from vpbo_benchmarks.suite_report import _fmt, _table, mean_and_se, tail_seed
-from vpbo_benchmarks.trial_states import DEFAULT_OUT, HALVES, PROBLEMS, get_trial_state_problem
+from vpbo_benchmarks.suite_report import mean_and_se, tail_seed
+from vpbo_benchmarks.trial_states import HALVES, PROBLEMS, get_trial_state_problem
 
 CHECKPOINTS = (30, 60, 100)
 COMPUTE_PEER = "tpe"
@@ -102,7 +101,7 @@ def _cell(values: Sequence[float], n_runs: int) -> str:
     if not values:
         return "-"
     suffix = f" (n={len(values)})" if len(values) < n_runs else ""
-    return f"{_fmt(*mean_and_se(values))} / {_fmt(*tail_seed(values))}{suffix}"
+    return f"{format_value(*mean_and_se(values))} / {format_value(*tail_seed(values))}{suffix}"
 
 
 def _difference_cell(ours: Mapping[int, float], theirs: Mapping[int, float]) -> str:
@@ -182,10 +181,10 @@ def state_rows(collected: Mapping[str, Mapping[str, list[Record]]], design_trial
             repeats = [int(sum(r["repeats"])) for r in records]
             compute = [float(np.sum(r["compute"])) for r in records]
             rows.append([
-                problem, sampler, str(len(records)), _fmt(*mean_and_se(complete)), _fmt(*mean_and_se(pruned)),
-                f"{_fmt(*mean_and_se(shares))} %" if shares else "-",
-                f"{_fmt(*mean_and_se(repeats))} (max {max(repeats)}; {sum(r > 0 for r in repeats)} of {len(records)} seeds)",
-                _fmt(*mean_and_se(compute)),
+                problem, sampler, str(len(records)), format_value(*mean_and_se(complete)), format_value(*mean_and_se(pruned)),
+                f"{format_value(*mean_and_se(shares))} %" if shares else "-",
+                f"{format_value(*mean_and_se(repeats))} (max {max(repeats)}; {sum(r > 0 for r in repeats)} of {len(records)} seeds)",
+                format_value(*mean_and_se(compute)),
             ])
     return rows
 
@@ -204,13 +203,13 @@ def write_report(
         "",
         "## Best final value: mean ± s.e. / 90th-percentile seed ± s.e.",
         "",
-        *_table(["problem", "sampler", "seeds", *(f"trial {c}" for c in checkpoints)], value_rows(collected, checkpoints)),
+        *markdown_table(["problem", "sampler", "seeds", *(f"trial {c}" for c in checkpoints)], value_rows(collected, checkpoints)),
         "",
         f"## {reference} - peer, paired by seed: mean ± s.e. (negative: {reference} better)",
         "",
     ]
     differences = difference_rows(collected, checkpoints, reference)
-    lines += _table(["problem", f"{reference} vs", *(f"trial {c}" for c in checkpoints)], differences) if differences else [
+    lines += markdown_table(["problem", f"{reference} vs", *(f"trial {c}" for c in checkpoints)], differences) if differences else [
         f"No comparison: no runs of {reference}, or no other sampler."]
     compute = equal_compute_rows(collected, reference, compute_peer, compute_trial)
     lines += [
@@ -221,7 +220,7 @@ def write_report(
         f"{reference} - sampler paired by seed; short: runs whose trials spent less than the budget (their final best).",
         "",
     ]
-    lines += _table(["problem", "budget", "sampler", "best value", f"{reference} - sampler", "short"], compute) if compute else [
+    lines += markdown_table(["problem", "budget", "sampler", "best value", f"{reference} - sampler", "short"], compute) if compute else [
         f"No equal-compute table: no pruning problem with runs of {compute_peer} of {compute_trial} trials or more."]
     lines += [
         "",
@@ -231,12 +230,12 @@ def write_report(
         "repeats an earlier PRUNED or FAIL trial's (categoricals and ints equal, floats within 1/10000 of their "
         "range, log range for log floats); compute: epochs, rounds or fits of the whole run.",
         "",
-        *_table(["problem", "sampler", "seeds", "complete", "pruned", "failed", "repeats", "compute"],
+        *markdown_table(["problem", "sampler", "seeds", "complete", "pruned", "failed", "repeats", "compute"],
                 state_rows(collected, design_trials)),
         "",
         "## Problems",
         "",
-        *_table(["problem", "family", "pruner", "compute", "optimum"], [
+        *markdown_table(["problem", "family", "pruner", "compute", "optimum"], [
             [p, PROBLEMS[p].task.family, PROBLEMS[p].pruner or "-", PROBLEMS[p].task.compute_unit,
              f"{PROBLEMS[p].task.optimum:.6g}" if PROBLEMS[p].task.optimum is not None else "unknown"]
             for p in collected
@@ -251,33 +250,19 @@ def write_report(
     return text
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    def names(text: str) -> list[str]:
-        return [t.strip() for t in text.split(",") if t.strip()]
-
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder of the stored runs; the reports go there")
-    parser.add_argument("--half", choices=["tuning", "held_out", "both"], default="both")
-    parser.add_argument("--problems", type=names, default=None, help="only these problems (of the half)")
-    parser.add_argument("--samplers", type=names, default=None, help="in this order (default: every stored sampler)")
-    parser.add_argument("--reference", default=REFERENCE)
-    parser.add_argument("--checkpoints", type=lambda s: [int(v) for v in names(s)], default=list(CHECKPOINTS))
-    parser.add_argument("--compute-peer", default=COMPUTE_PEER, help="whose compute by --compute-trial sets the budget")
-    parser.add_argument("--compute-trial", type=int, default=COMPUTE_TRIAL)
-    parser.add_argument("--design-trials", type=int, default=DESIGN_TRIALS, help="failed share counted from this trial number")
-    parser.add_argument("--seeds", type=int, default=None, help="only seeds 0 .. N-1")
-
-
-def main(args: argparse.Namespace) -> list[str]:
-    halves = ["tuning", "held_out"] if args.half == "both" else [args.half]
-    command = "vpbo-benchmark " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["trial-states"] else ""
-    texts = []
+def write_reports(
+    out: Path, halves: Sequence[str], problems: Sequence[str] | None, samplers: Sequence[str] | None, seeds: int | None,
+    reference: str, checkpoints: Sequence[int], compute: tuple[str, int], design_trials: int, command: str = "",
+) -> list[Path]:
+    """The report of each half (its ``problems`` only, if given) from the runs stored in ``out``,
+    written there; ``compute`` is (peer, trial) of the equal-compute budget. Returns the files."""
+    for name in problems or []:
+        get_trial_state_problem(name)
+    paths = []
     for half in halves:
-        problems = [p for p in HALVES[half] if args.problems is None or p in args.problems]
-        for name in args.problems or []:
-            get_trial_state_problem(name)
-        collected = collect(args.out, problems, args.samplers, args.seeds, args.reference)
-        path = args.out / REPORT_FILES[half]
-        texts.append(write_report(path, collected, half, args.checkpoints, args.reference, args.compute_peer,
-                                  args.compute_trial, args.design_trials, command))
-        print(f"wrote {path}")
-    return texts
+        members = [p for p in HALVES[half] if problems is None or p in problems]
+        collected = collect(out, members, samplers, seeds, reference)
+        path = out / REPORT_FILES[half]
+        write_report(path, collected, half, checkpoints, reference, compute[0], compute[1], design_trials, command)
+        paths.append(path)
+    return paths
