@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The package, and the tests that were written to these rules (the rest of tests/ is not yet).
-ruff --version && ruff check optuna_vpbo tests/test_cli.py tests/test_optuna_compat.py
+ruff --version && ruff check optuna_vpbo benchmarks/vpbo_benchmarks benchmarks/tests/test_cli.py tests/test_optuna_compat.py
 mypy --version && mypy

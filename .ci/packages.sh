@@ -51,7 +51,7 @@ install_and_test() {
     )
     # `pytest` (the console script) keeps the source folder off sys.path: the installed package
     # is the one tested.
-    "$venv/bin/pytest" -q -p no:cacheprovider
+    "$venv/bin/pytest" -q -p no:cacheprovider tests
 }
 
 # The wheel, installed with no compiler at hand: optuna-vpbo may only come as a binary, and any

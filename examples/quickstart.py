@@ -13,14 +13,37 @@ import numpy as np
 import optuna
 
 from optuna_vpbo import VPBOSampler
-from optuna_vpbo.benchmarks.problems import FUNC2C_OPTIMUM, func2c
+
+# The minimum: the scaled six-hump camel's (-1.0316284534898774 / 10) twice.
+FUNC2C_OPTIMUM = 2.0 * -1.0316284534898774 / 10.0
+
+
+def rosenbrock(z: np.ndarray) -> float:
+    z1, z2 = z
+    return float((100.0 * (z2 - z1**2) ** 2 + (z1 - 1.0) ** 2) / 300.0)
+
+
+def six_hump_camel(z: np.ndarray) -> float:
+    z1, z2 = z
+    return float(((4.0 - 2.1 * z1**2 + z1**4 / 3.0) * z1**2 + z1 * z2 + (-4.0 + 4.0 * z2**2) * z2**2) / 10.0)
+
+
+def beale(z: np.ndarray) -> float:
+    z1, z2 = z
+    return float(((1.5 - z1 + z1 * z2) ** 2 + (2.25 - z1 + z1 * z2**2) ** 2 + (2.625 - z1 + z1 * z2**3) ** 2) / 50.0)
+
+
+# The base function each level of h1 and of h2 adds.
+H1_TERMS = (rosenbrock, six_hump_camel, beale)
+H2_TERMS = (rosenbrock, six_hump_camel, beale, beale, beale)
 
 
 def objective(trial: optuna.Trial) -> float:
     h1 = trial.suggest_categorical("h1", [0, 1, 2])
     h2 = trial.suggest_categorical("h2", [0, 1, 2, 3, 4])
     x = np.array([trial.suggest_float("x1", -1.0, 1.0), trial.suggest_float("x2", -1.0, 1.0)])
-    return float(func2c(h1, h2, x))
+    z = 2.0 * x  # the base functions are evaluated at z = 2 x
+    return H1_TERMS[h1](z) + H2_TERMS[h2](z)
 
 
 def main() -> None:

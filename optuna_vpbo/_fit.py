@@ -186,7 +186,23 @@ def fit_hyperparameters(
     likelihood = _core.LikelihoodEvaluator(h, x, y, categorical_relevance)
     evaluator = _posterior_objective(likelihood, negative_log_prior(prior), layout)
 
-    best_theta, best_value = starts[0], math.inf
+    best_theta, failures = _best_of_starts(evaluator, starts, bounds)
+    if best_theta is None:
+        _logger.warning(
+            f"Every one of the {len(starts)} start(s) of the GP hyperparameter fit on {len(y)} observations failed "
+            f"(first reason: {failures[0] if failures else 'none reported'}); the model keeps its "
+            f"{'previous' if warm_fitted else 'default'} hyperparameters."
+        )
+        best_theta = starts[0]
+    return GPHyperparameters.from_theta(np.clip(best_theta, lows, highs), layout)
+
+
+def _best_of_starts(
+    evaluator: Callable[[np.ndarray], tuple[float, np.ndarray]], starts: list[np.ndarray], bounds: list[tuple[float, float]]
+) -> tuple[np.ndarray | None, list[str]]:
+    """The L-BFGS-B optimum of ``evaluator`` (value and gradient) with the lowest finite value
+    over ``starts`` (None if no start gave one), and the reasons of the starts that failed."""
+    best_theta, best_value = None, math.inf
     failures: list[str] = []
     for start in starts:
         try:
@@ -205,13 +221,7 @@ def fit_hyperparameters(
             failures.append(f"the objective reached {result.fun}")
         elif result.fun < best_value:
             best_theta, best_value = result.x, float(result.fun)
-    if not math.isfinite(best_value):
-        _logger.warning(
-            f"Every one of the {len(starts)} start(s) of the GP hyperparameter fit on {len(y)} observations failed "
-            f"(first reason: {failures[0] if failures else 'none reported'}); the model keeps its "
-            f"{'previous' if warm_fitted else 'default'} hyperparameters."
-        )
-    return GPHyperparameters.from_theta(np.clip(best_theta, lows, highs), layout)
+    return best_theta, failures
 
 
 def _posterior_objective(

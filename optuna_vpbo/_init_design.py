@@ -47,8 +47,3 @@ def mes_numeric_point(gp: _core.MixedGP, row: np.ndarray, max_values: np.ndarray
     mean, variance = gp.predict(h_rows, candidates)
     values = _core.max_value_entropy_search(mean, np.sqrt(variance), max_values)
     return candidates[int(np.argmax(values))]
-
-
-def random_combination(n_levels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random combination of categorical codes (the paper's baselines)."""
-    return rng.integers(0, n_levels, size=len(n_levels)).astype(np.int32)

@@ -71,14 +71,3 @@ def test_a_stalled_study_tries_other_combinations(conditional: bool) -> None:
     for t in stalled:
         counts = {k: sum(u.params["kind"] == k for u in study.trials[: t.number]) for k in ("a", "b", "c")}
         assert counts[t.params["kind"]] == min(counts.values())
-
-
-def test_benchmark_variants_spell_their_settings() -> None:
-    from optuna_vpbo.benchmarks.samplers import make_sampler
-
-    settings = make_sampler("vpbo:n_startup_trials=12+search_initialization=false+output_transform=copula", 0).settings
-    assert (settings.n_startup_trials, settings.search_initialization, settings.output_transform) == (12, False, "copula")
-    with pytest.raises(ValueError, match="vpbo:key=value"):
-        make_sampler("vpbo:n_startup_trials", 0)
-    with pytest.raises(TypeError):
-        make_sampler("vpbo:no_such_setting=1", 0)

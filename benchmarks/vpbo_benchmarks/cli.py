@@ -1,0 +1,321 @@
+"""The command line, all of its wiring: ``vpbo-benchmark {list,run,report,table,docs,hypervolume,
+overhead,overhead-plot,suite-report,trial-states} ...`` (also ``python -m vpbo_benchmarks ...``).
+
+Each verb has a function that adds its parser and a handler that runs it; the modules they call
+know nothing of argparse. Paths are relative to the folder the command runs in (the repository
+root for the stored runs of ``benchmarks/``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import NoReturn, TypeAlias
+
+from optuna_vpbo import VPBOSampler
+from vpbo_benchmarks import catalogue, doc_tables, overhead, suite_report, trial_state_runs, trial_states, trial_states_report
+from vpbo_benchmarks.hypervolume import hypervolume_table
+from vpbo_benchmarks.oracle import ORACLE
+from vpbo_benchmarks.plots import SMOOTH_WINDOW, write_figures
+from vpbo_benchmarks.registry import GROUPS, PROBLEM_NAMES, expand_groups
+from vpbo_benchmarks.report import CHECKPOINTS, N_INIT, REPORT_NAME, collect, write_report
+from vpbo_benchmarks.runner import run
+from vpbo_benchmarks.samplers import SAMPLER_FACTORIES
+
+DEFAULT_OUT = Path("benchmarks/results")
+DEFAULT_FIGURES = Path("benchmarks/figures")
+DEFAULT_OVERHEAD_OUT = Path("benchmarks/results-overhead")
+# The extra of benchmarks/pyproject.toml that brings each optional top-level module the commands
+# import: the heavy peers only (every other module is a dependency of the lab).
+EXTRA_OF_MODULE = dict.fromkeys(["cmaes", "ax", "botorch", "gpytorch", "torch"], "peers")
+
+Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+Handler = Callable[[argparse.Namespace], None]
+
+
+def names(text: str) -> list[str]:
+    """A comma-separated list."""
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def integers(text: str) -> list[int]:
+    """A comma-separated list of integers."""
+    return [int(v) for v in names(text)]
+
+
+def exit_for_missing_module(error: ModuleNotFoundError) -> NoReturn:
+    """Exit with the extra to install when ``error`` is an optional dependency; else re-raise."""
+    module = (error.name or "").partition(".")[0]
+    extra = EXTRA_OF_MODULE.get(module)
+    if extra is None:
+        raise error
+    raise SystemExit(
+        f"vpbo-benchmark: the optional dependency {module!r} is not installed ({error}); "
+        f'install the "{extra}" extra: pip install "optuna-vpbo-benchmarks[{extra}]" '
+        f'(from a clone, at the repository root: pip install "./benchmarks[{extra}]")'
+    ) from None
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The console script: the verb's handler, with a one-line message for a missing optional
+    dependency and a quiet exit when the reader of stdout goes away (``vpbo-benchmark list | head``)."""
+    try:
+        dispatch(argv)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler
+    except ModuleNotFoundError as missing:
+        exit_for_missing_module(missing)
+    except BrokenPipeError:
+        # Python would flush stdout again at exit and print the error: point it at /dev/null.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(128 + 13)  # as a process killed by SIGPIPE reports
+
+
+def dispatch(argv: list[str] | None) -> None:
+    """Parse ``argv`` and run its verb; ``table`` parses its own arguments (``docs`` reads the same
+    arguments from the pages)."""
+    parser, handlers = build_parser()
+    args, rest = parser.parse_known_args(argv)
+    if args.command == "table":
+        print(doc_tables.render_table(rest))
+        return
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    handlers[args.command](args)
+
+
+def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
+    """The parser of every verb, and each verb's handler."""
+    parser = argparse.ArgumentParser(prog="vpbo-benchmark", description="benchmarks of VPBOSampler")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("table", help="a condensed Markdown table of stored runs (see `table --help`)", add_help=False)
+    handlers: dict[str, Handler] = {}
+    for add in (add_list, add_docs, add_run, add_report, add_hypervolume, add_overhead, add_suite_report, add_trial_states):
+        handlers.update(add(commands))
+    return parser, handlers
+
+
+# --------------------------------------------------------------------------------------------
+# list, docs
+# --------------------------------------------------------------------------------------------
+
+
+def add_list(commands: Subcommands) -> dict[str, Handler]:
+    parser = commands.add_parser("list", help="the problems (search space, optimum) and the samplers")
+    parser.add_argument("--problems", type=names, default=list(PROBLEM_NAMES), help="only these problems")
+    return {"list": list_problems_and_samplers}
+
+
+def list_problems_and_samplers(args: argparse.Namespace) -> None:
+    print("Problems (space from a few random probe trials):\n")
+    print("\n".join(catalogue.problem_lines(args.problems)))
+    print("\nSamplers:\n")
+    print("\n".join(catalogue.sampler_lines()))
+
+
+def add_docs(commands: Subcommands) -> dict[str, Handler]:
+    parser = commands.add_parser("docs", help="regenerate every marked table of README.md and docs/*.md")
+    parser.add_argument("--root", type=Path, default=Path("."), help="the repository")
+    parser.add_argument("--check", action="store_true", help="only list the pages that are out of date (exit 1)")
+    return {"docs": docs}
+
+
+def docs(args: argparse.Namespace) -> None:
+    """Regenerate (or with --check, only compare) the marked tables of the pages."""
+    changed = doc_tables.regenerate_docs(args.root, check=args.check)
+    for page in changed:
+        print(f"{'out of date' if args.check else 'rewrote'}: {page}")
+    if args.check and changed:
+        raise SystemExit(1)
+    if not changed:
+        print("every marked table is up to date")
+
+
+# --------------------------------------------------------------------------------------------
+# run, report, hypervolume
+# --------------------------------------------------------------------------------------------
+
+
+def add_problems_samplers_out(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--problems", type=names, required=True, help=f"comma-separated, from {', '.join(PROBLEM_NAMES)}")
+    parser.add_argument("--samplers", type=names, required=True, help=f"comma-separated, from {', '.join([*SAMPLER_FACTORIES, ORACLE])}")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder of the stored runs (a compressed file per problem and sampler)")
+
+
+def add_run(commands: Subcommands) -> dict[str, Handler]:
+    parser = commands.add_parser("run", help="run every missing (problem, sampler, seed) and store it (interrupted runs resume)")
+    add_problems_samplers_out(parser)
+    parser.add_argument("--seeds", type=int, default=10, help="seeds 0 .. N-1")
+    parser.add_argument("--trials", type=int, default=224)
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes")
+    parser.add_argument(
+        "--progress", action=argparse.BooleanOptionalAction, default=None,
+        help="progress bars on stderr (default: when stderr is a terminal)",
+    )
+    return {"run": run_benchmarks}
+
+
+def run_benchmarks(args: argparse.Namespace) -> None:
+    run(expand_groups(args.problems), args.samplers, range(args.seeds), args.trials, args.out, args.jobs, args.progress)
+
+
+def add_report(commands: Subcommands) -> dict[str, Handler]:
+    parser = commands.add_parser("report", help="full Markdown report and figures of stored runs")
+    add_problems_samplers_out(parser)
+    parser.add_argument(
+        "--checkpoints", type=integers, default=list(CHECKPOINTS),
+        help="iterations after the initial design (t = trial - n-init) for the regret table",
+    )
+    parser.add_argument("--n-init", type=int, default=N_INIT, help="trials of the initial design")
+    parser.add_argument("--figures", type=Path, default=DEFAULT_FIGURES, help="folder of the PNG figures")
+    parser.add_argument("--window", type=int, default=SMOOTH_WINDOW, help="smoothing window (iterations)")
+    parser.add_argument("--seeds", type=int, default=None, help="only seeds 0 .. N-1 (default: all stored)")
+    parser.add_argument("--report-name", default=REPORT_NAME, help="file name of the Markdown report in --out (e.g. ABLATION.md)")
+    return {"report": report}
+
+
+def report(args: argparse.Namespace) -> None:
+    """Tables into <out>/REPORT.md (printed too) and the figures into --figures."""
+    notes: list[str] = []
+    collected = collect(args.out, args.problems, args.samplers, notes, args.seeds)
+    figures = write_figures(collected, args.figures, args.samplers, notes, args.n_init, args.window)
+    print(write_report(args.out / args.report_name, collected, args.samplers, args.checkpoints, figures, notes, args.n_init))
+
+
+def add_hypervolume(commands: Subcommands) -> dict[str, Handler]:
+    parser = commands.add_parser("hypervolume", help="hypervolume table of multi-objective runs")
+    parser.add_argument("--problems", type=names, required=True)
+    parser.add_argument("--samplers", type=names, required=True)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--checkpoints", type=integers, default=[50, 100])
+    return {"hypervolume": lambda args: print(hypervolume_table(args.out, args.problems, args.samplers, args.checkpoints))}
+
+
+# --------------------------------------------------------------------------------------------
+# overhead, overhead-plot
+# --------------------------------------------------------------------------------------------
+
+
+def add_overhead(commands: Subcommands) -> dict[str, Handler]:
+    parser = commands.add_parser("overhead", help="sampler time per trial against n and C")
+    parser.add_argument("--cases", type=names, default=list(overhead.CASES))
+    parser.add_argument("--samplers", type=names, default=["vpbo", "gp", "tpe"])
+    parser.add_argument("--sizes", type=integers, default=[50, 100, 200, 500, 1000])
+    parser.add_argument("--window", type=int, default=overhead.DEFAULT_WINDOW, help="trials timed per measurement")
+    parser.add_argument("--jobs", type=int, default=1, help="processes (1: no interference between timings)")
+    parser.add_argument("--gp-max-trials", type=int, default=overhead.DEFAULT_GP_MAX_TRIALS, help="largest n timed for GPSampler")
+    for parser_ in (parser, commands.add_parser("overhead-plot", help="table and figures of a stored overhead run")):
+        parser_.add_argument("--out", type=Path, default=DEFAULT_OVERHEAD_OUT, help="folder of the overhead JSON file")
+        parser_.add_argument("--figures", type=Path, default=DEFAULT_FIGURES, help="folder of the PNG figures")
+        parser_.add_argument("--file", default=overhead.OVERHEAD_FILE, help="name of the JSON file in --out; its stem prefixes the figures")
+    return {"overhead": measure_overhead, "overhead-plot": overhead_report}
+
+
+def measure_overhead(args: argparse.Namespace) -> None:
+    """Time the samplers, store the run, then its table and figures."""
+    # GEMM speed before and after the measurements; the floor takes the faster (a lower bound).
+    flops_before = overhead.gemm_flops_per_second()
+    results = overhead.run_grid(args.cases, args.samplers, args.sizes, args.window, args.jobs, args.gp_max_trials)
+    settings = VPBOSampler().settings
+    flops = max(flops_before, overhead.gemm_flops_per_second())
+    overhead.save_results(args.out / args.file, results, flops, settings.n_candidates, settings.max_enumerated_combinations)
+    overhead_report(args)
+
+
+def overhead_report(args: argparse.Namespace) -> None:
+    """The table of the stored overhead run (printed) and its figures."""
+    results, record = overhead.load_results(args.out / args.file)
+    flops = record["gemm_flops_per_second"]
+    print(f"single-thread GEMM: {flops / 1e9:.1f} GFlop/s")
+    print(overhead.overhead_table(results, flops, record["n_candidates"], record["max_enumerated_combinations"]))
+    for path in overhead.write_figures(results, args.figures, Path(args.file).stem):
+        print(f"wrote {path}")
+
+
+# --------------------------------------------------------------------------------------------
+# suite-report
+# --------------------------------------------------------------------------------------------
+
+
+def add_suite_report(commands: Subcommands) -> dict[str, Handler]:
+    parser = commands.add_parser("suite-report", help="tables of the broad suite (one half), benchmarks/results-suite")
+    parser.add_argument("--half", choices=sorted(GROUPS), default="held_out")
+    parser.add_argument(
+        "--problems", type=names, default=None,
+        help="any registered problems instead of a half (e.g. the paper suite); --half then only names the report",
+    )
+    parser.add_argument("--samplers", type=names, required=True)
+    parser.add_argument("--out", type=Path, required=True, help="folder of the per-run JSON files")
+    default_folder = suite_report.DEFAULT_REPORT.parent
+    parser.add_argument("--report", type=Path, default=None, help=f"Markdown file (default {default_folder}/SUITE-<half>.md)")
+    parser.add_argument("--checkpoints", type=integers, default=list(suite_report.SUITE_CHECKPOINTS))
+    parser.add_argument("--reference", default=suite_report.DEFAULT_REFERENCE)
+    parser.add_argument("--stuck-trials", type=int, default=suite_report.STUCK_TRIALS)
+    parser.add_argument("--seeds", type=int, default=None, help="only seeds 0 .. N-1")
+    return {"suite-report": write_suite_report}
+
+
+def write_suite_report(args: argparse.Namespace) -> None:
+    """The report of one half (or of --problems), written and printed."""
+    label = "selected-problems" if args.problems else args.half
+    path = args.report or suite_report.DEFAULT_REPORT.parent / f"SUITE-{label}.md"
+    collected = suite_report.collect_suite(args.out, args.problems or GROUPS[args.half], args.samplers, args.seeds)
+    command = "python -m vpbo_benchmarks " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["suite-report"] else ""
+    print(suite_report.write_suite_report(path, collected, label, args.checkpoints, args.reference, args.stuck_trials, command))
+
+
+# --------------------------------------------------------------------------------------------
+# trial-states {list,run,report}
+# --------------------------------------------------------------------------------------------
+
+
+def add_trial_states(commands: Subcommands) -> dict[str, Handler]:
+    parser = commands.add_parser("trial-states", help="pruned and failed trials: tasks, runs and report (docs/trial-states.md)")
+    actions = parser.add_subparsers(dest="action", required=True)
+    actions.add_parser("list", help="the problems, their half and family")
+    run_parser = actions.add_parser("run", help="run every missing (problem, sampler, seed) and store it")
+    run_parser.add_argument("--problems", type=names, default=["all"], help="names, or tuning / held_out / all")
+    run_parser.add_argument("--samplers", type=names, required=True)
+    run_parser.add_argument("--seeds", type=int, default=10, help="seeds 0 .. N-1")
+    run_parser.add_argument("--trials", type=int, default=100)
+    run_parser.add_argument("--jobs", type=int, default=2, help="worker processes")
+    run_parser.add_argument("--out", type=Path, default=trial_states.DEFAULT_OUT)
+    run_parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    add_trial_states_report(actions.add_parser("report", help="Markdown tables of stored runs, per half"))
+    return {"trial-states": trial_states_action}
+
+
+def add_trial_states_report(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", type=Path, default=trial_states.DEFAULT_OUT, help="folder of the stored runs; the reports go there")
+    parser.add_argument("--half", choices=["tuning", "held_out", "both"], default="both")
+    parser.add_argument("--problems", type=names, default=None, help="only these problems (of the half)")
+    parser.add_argument("--samplers", type=names, default=None, help="in this order (default: every stored sampler)")
+    parser.add_argument("--reference", default=trial_states_report.REFERENCE)
+    parser.add_argument("--checkpoints", type=integers, default=list(trial_states_report.CHECKPOINTS))
+    parser.add_argument("--compute-peer", default=trial_states_report.COMPUTE_PEER, help="whose compute by --compute-trial sets the budget")
+    parser.add_argument("--compute-trial", type=int, default=trial_states_report.COMPUTE_TRIAL)
+    parser.add_argument(
+        "--design-trials", type=int, default=trial_states_report.DESIGN_TRIALS, help="failed share counted from this trial number"
+    )
+    parser.add_argument("--seeds", type=int, default=None, help="only seeds 0 .. N-1")
+
+
+def trial_states_action(args: argparse.Namespace) -> None:
+    if args.action == "list":
+        print("\n".join(trial_state_runs.problem_lines()))
+    elif args.action == "run":
+        trial_state_runs.run_trial_states(
+            trial_states.resolve_problems(args.problems), args.samplers, range(args.seeds), args.trials, args.out,
+            args.jobs, args.progress,
+        )
+    else:
+        halves = ["tuning", "held_out"] if args.half == "both" else [args.half]
+        command = "vpbo-benchmark " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["trial-states"] else ""
+        paths = trial_states_report.write_reports(
+            args.out, halves, args.problems, args.samplers, args.seeds, args.reference, args.checkpoints,
+            (args.compute_peer, args.compute_trial), args.design_trials, command,
+        )
+        for path in paths:
+            print(f"wrote {path}")

@@ -1,0 +1,73 @@
+"""What a benchmark problem is, and what every family of problems shares: the directions, the
+simple regret, the suggestion helpers and the seeded observation noise.
+
+Every family module (the paper's problems, the broad suite, the fresh held-out set) builds
+:class:`Problem` objects from these names; the one registry of them all is :mod:`.registry`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import zlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import optuna
+
+ObjectiveValue = float | tuple[float, ...]
+Objective = Callable[[optuna.Trial], ObjectiveValue]
+
+MINIMIZE = "minimize"
+MAXIMIZE = "maximize"
+NOISELESS_ATTR = "noiseless_value"  # user attribute: the objective without its noise
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    """A benchmark problem: an Optuna objective with its directions and known optimum."""
+
+    name: str
+    directions: tuple[str, ...]
+    optimum: float | None
+    n_combinations: int
+    objective: Objective
+    description: str
+
+
+def simple_regret(problem: Problem, best_value: float) -> float:
+    """Gap between the best value found and the known optimum of the first objective.
+
+    Measured in the problem's first direction, so it is >= 0; a gap below zero can only come
+    from floating-point rounding and is clipped to 0. Raises ValueError if no optimum is known.
+    """
+    if problem.optimum is None:
+        raise ValueError(f"problem {problem.name!r} has no known optimum")
+    gap = best_value - problem.optimum if problem.directions[0] == MINIMIZE else problem.optimum - best_value
+    return max(0.0, gap)
+
+
+def suggest_categoricals(trial: optuna.Trial, prefix: str, count: int, levels: Sequence[Any]) -> np.ndarray:
+    """Suggest ``prefix1`` .. ``prefix<count>``, each over ``levels``."""
+    return np.array([trial.suggest_categorical(f"{prefix}{i}", list(levels)) for i in range(1, count + 1)])
+
+
+def suggest_floats(trial: optuna.Trial, prefix: str, count: int, low: float, high: float) -> np.ndarray:
+    """Suggest floats ``prefix1`` .. ``prefix<count>`` in [low, high]."""
+    return np.array([trial.suggest_float(f"{prefix}{i}", low, high) for i in range(1, count + 1)])
+
+
+def gaussian_noise(trial: optuna.Trial, sd: float) -> float:
+    """Gaussian noise of standard deviation ``sd`` from a Generator seeded by the trial number and
+    the parameters: reproducible for a given run, different between trials and points."""
+    key = zlib.crc32(repr(sorted(trial.params.items())).encode())
+    return sd * float(np.random.default_rng([trial.number, key]).standard_normal())
+
+
+def observe(trial: optuna.Trial, value: float, noise_sd: float) -> float:
+    """``value`` plus the noise; the noiseless value goes to the trial's user attribute
+    :data:`NOISELESS_ATTR`, so that regret is measured on it."""
+    if noise_sd <= 0:
+        return value
+    trial.set_user_attr(NOISELESS_ATTR, value)
+    return value + gaussian_noise(trial, noise_sd)

@@ -1,0 +1,63 @@
+"""The one registry of the lab's problems: every family registers its problems here, by name.
+
+- the paper's problems (:mod:`.synthetic_problems`, :mod:`.chemistry_problems`, and the
+  machine-learning problems of :mod:`.ml_problems`, named here and imported when one is built:
+  :mod:`.lazy`);
+- the broad suite of issue 13 (:mod:`.suite`) and the fresh held-out set of issue 21
+  (:mod:`.fresh_problems`), with their specifications (:data:`SPECS`) and groups
+  (:data:`GROUPS`: ``tuning``, ``held_out``, ``all``, ``fresh_held_out``).
+
+The trial-states suite (:mod:`.trial_states`) is a registry of tuning tasks under pruners, run by
+its own runner: its tasks are not :class:`~.problem.Problem` objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from vpbo_benchmarks import chemistry_problems, fresh_problems, suite, synthetic_problems
+from vpbo_benchmarks.lazy import deferred
+from vpbo_benchmarks.problem import Problem
+from vpbo_benchmarks.specs import SuiteSpec
+
+ProblemFactory = Callable[[], Problem]
+
+# The machine-learning problems (scikit-learn, XGBoost), built by ml_problems.build(name).
+ML_PROBLEM_NAMES: tuple[str, ...] = ("svm_boston", "xg_mnist", "nas_like", "automl")
+ML_PROBLEMS: Mapping[str, ProblemFactory] = {
+    name: deferred("vpbo_benchmarks.ml_problems", "build", name=name) for name in ML_PROBLEM_NAMES
+}
+
+
+def register(*families: Mapping[str, ProblemFactory]) -> dict[str, ProblemFactory]:
+    """The families' problems in one mapping; a name registered twice raises ValueError."""
+    registered: dict[str, ProblemFactory] = {}
+    for family in families:
+        twice = sorted(set(family) & set(registered))
+        if twice:
+            raise ValueError(f"problems registered twice: {', '.join(twice)}")
+        registered.update(family)
+    return registered
+
+
+PROBLEMS: Mapping[str, ProblemFactory] = register(
+    synthetic_problems.PROBLEMS, chemistry_problems.PROBLEMS, ML_PROBLEMS, suite.PROBLEMS, fresh_problems.PROBLEMS
+)
+PROBLEM_NAMES: tuple[str, ...] = tuple(PROBLEMS)
+SPECS: Mapping[str, SuiteSpec] = {**suite.SUITE_SPECS, **fresh_problems.FRESH_SPECS}
+GROUPS: Mapping[str, tuple[str, ...]] = {**suite.HALVES, "fresh_held_out": fresh_problems.FRESH_HELD_OUT}
+
+
+def get_problem(name: str) -> Problem:
+    """Build the problem registered as ``name`` (one of :data:`PROBLEM_NAMES`)."""
+    try:
+        factory = PROBLEMS[name]
+    except KeyError:
+        raise ValueError(f"unknown problem {name!r}; valid names: {', '.join(PROBLEM_NAMES)}") from None
+    return factory()
+
+
+def expand_groups(names: Sequence[str]) -> list[str]:
+    """Problem names with each group name of :data:`GROUPS` (``tuning``, ``held_out``,
+    ``fresh_held_out``, ...) replaced by its problems."""
+    return [problem for name in names for problem in GROUPS.get(name, (name,))]

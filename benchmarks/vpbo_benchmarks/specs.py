@@ -1,0 +1,114 @@
+"""The specifications of the broad suite's problems (issue 13) and of the fresh held-out set
+(issue 21): what the suite's measurements need beyond a :class:`~.problem.Problem` (the
+combinations, their bests, the optimum's point), and the Problem each specification gives.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import optuna
+
+from vpbo_benchmarks.problem import MINIMIZE, Problem, observe
+
+Params = Mapping[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class SuiteSpec:
+    """A suite problem with what the measurements need beyond :class:`~.problem.Problem`.
+
+    ``combination_keys``: the parameters whose values make a trial's combination (the
+    categoricals, and the int that decides a conditional space); a trial's combination is the
+    (key, value) pairs of those keys it has. ``combination_best`` gives a combination's best
+    value where it is known; ``combinations`` lists them all (for enumeration); ``best_point`` the
+    parameters of the global optimum; ``noise_sd`` the standard deviation of the observation noise
+    (regret is measured on the noiseless value, stored in the user attribute NOISELESS_ATTR)."""
+
+    name: str
+    family: str
+    objective: Callable[[], Callable[[optuna.Trial], float]]
+    combination_keys: tuple[str, ...]
+    optimum_method: str
+    description: str
+    conditional: bool = False
+    noise_sd: float = 0.0
+    combinations: Callable[[], list[dict[str, Any]]] | None = None
+    combination_best: Callable[[Mapping[str, Any]], float] | None = None
+    best_point: Callable[[], dict[str, Any]] | None = None
+
+    def optimum(self) -> float | None:
+        """The smallest combination best over all combinations (enumeration), or None."""
+        if self.combinations is None or self.combination_best is None:
+            return None
+        return min(self.combination_best(c) for c in self.combinations())
+
+    def n_combinations(self) -> int:
+        return len(self.combinations()) if self.combinations is not None else 0
+
+
+def combination_of(params: Mapping[str, Any], keys: Sequence[str]) -> tuple[tuple[str, Any], ...]:
+    """The (key, value) pairs of ``keys`` present in ``params``: a trial's combination."""
+    return tuple((k, params[k]) for k in keys if k in params)
+
+
+@dataclasses.dataclass(frozen=True)
+class FreshProblem:
+    """A fresh problem: ``suggest`` asks the trial for its parameters and returns them,
+    ``value`` is the noiseless objective, ``noise_sd`` the observation noise at a point (None:
+    noiseless); the rest as in :class:`SuiteSpec`."""
+
+    name: str
+    family: str
+    suggest: Callable[[optuna.Trial], dict[str, Any]]
+    value: Callable[[Params], Any]
+    combination_keys: tuple[str, ...]
+    combinations: Callable[[], list[dict[str, Any]]]
+    combination_best: Callable[[Params], float]
+    best_point: Callable[[], dict[str, Any]]
+    description: str
+    optimum_method: str
+    hardness: str
+    conditional: bool = False
+    noise_sd: Callable[[Params], float] | None = None
+    max_noise_sd: float = 0.0
+
+
+def product_combinations(keys: Sequence[str], levels: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
+    """Every combination of ``levels`` (one sequence per key), as dictionaries."""
+    return [dict(zip(keys, values)) for values in itertools.product(*levels)]
+
+
+def spec_problem(spec: SuiteSpec, group: str) -> Problem:
+    """The (minimised) :class:`~.problem.Problem` of ``spec``; ``group`` (``suite``, ``fresh
+    held-out``) opens its description."""
+    return Problem(
+        name=spec.name, directions=(MINIMIZE,), optimum=spec.optimum(), n_combinations=spec.n_combinations(),
+        objective=spec.objective(), description=f"[{group}/{spec.family}] {spec.description}",
+    )
+
+
+def fresh_objective(problem: FreshProblem) -> Callable[[optuna.Trial], float]:
+    """The Optuna objective: the noiseless value, plus the problem's noise where it has some
+    (the noiseless value then goes to the user attribute ``problem.NOISELESS_ATTR``)."""
+
+    def objective(trial: optuna.Trial) -> float:
+        params = problem.suggest(trial)
+        value = float(problem.value(params))
+        return observe(trial, value, problem.noise_sd(params)) if problem.noise_sd is not None else value
+
+    return objective
+
+
+def fresh_spec(problem: FreshProblem) -> SuiteSpec:
+    """The :class:`SuiteSpec` of a fresh problem."""
+    return SuiteSpec(
+        problem.name, problem.family, functools.partial(fresh_objective, problem), problem.combination_keys,
+        optimum_method=problem.optimum_method, description=problem.description, conditional=problem.conditional,
+        noise_sd=problem.max_noise_sd, combinations=problem.combinations, combination_best=problem.combination_best,
+        best_point=problem.best_point,
+    )

@@ -1,0 +1,268 @@
+"""Report of the trial-states suite (issue 20): ``vpbo-benchmark trial-states report``.
+
+Definitions (docs/trial-states.md repeats them):
+
+- Checkpoints are trial numbers counted from 1 (trial 30 is the 30th trial of every sampler,
+  whatever its state). The best final value at trial t is the smallest value of the COMPLETE
+  trials among trials 1..t (a pruned trial's intermediate values and failed trials never count);
+  a run without a complete trial by t has none and is left out of that cell (``n=`` shows it).
+- Per (problem, sampler, checkpoint): mean over seeds ± standard error (ddof 1) and the
+  90th-percentile seed (the m-th smallest, m = floor(0.9 n + 0.5), with its Maritz-Jarrett
+  standard error), as in the broad suite's report.
+- Paired difference: reference - peer per seed (seeds both have), mean ± standard error of
+  the differences (negative: the reference is better).
+- Equal compute: the budget is the mean over the compute peer's seeds (``tpe``) of the compute
+  (epochs or boosting rounds) its trials 1..60 spent; a run's value is the best final value of
+  the trials it finished within that budget (cumulative compute <= budget). A run whose 100 trials
+  spent less than the budget keeps its final best and is counted as "short". Pruning problems only.
+- Trial states: COMPLETE and PRUNED counts over the run; the share of FAIL among the trials
+  numbered 10 and later (0-based: after a 10-trial initial design); repeats: trials whose
+  configuration repeats an earlier PRUNED or FAIL trial's (see trial_states.same_configuration);
+  compute: the run's total.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vpbo_benchmarks.markdown import format_value, markdown_table
+from vpbo_benchmarks.records import load_problem
+from vpbo_benchmarks.suite_report import mean_and_se, tail_seed
+from vpbo_benchmarks.trial_states import HALVES, PROBLEMS, get_trial_state_problem
+
+CHECKPOINTS = (30, 60, 100)
+COMPUTE_PEER = "tpe"
+COMPUTE_TRIAL = 60
+DESIGN_TRIALS = 10
+REFERENCE = "vpbo"
+REPORT_FILES: Mapping[str, str] = {"tuning": "TRIAL-STATES-tuning.md", "held_out": "TRIAL-STATES-held-out.md"}
+
+Record = dict[str, Any]
+
+
+def complete_values(record: Record) -> np.ndarray:
+    """The value of every trial, NaN where it is not COMPLETE."""
+    return np.array(
+        [v[0] if state == "C" and v else math.nan for v, state in zip(record["values"], record["states"])], dtype=float
+    )
+
+
+def best_trace(record: Record) -> np.ndarray:
+    """The best COMPLETE value among trials 1..t for every t; NaN before the first complete trial."""
+    values = complete_values(record)
+    running = np.minimum.accumulate(np.where(np.isnan(values), np.inf, values)) if len(values) else values
+    return np.where(np.isinf(running), math.nan, running)
+
+
+def best_at(records: Sequence[Record], trial: int) -> dict[int, float]:
+    """{seed: best final value at trial number ``trial``} over the runs that have one."""
+    out = {}
+    for r in records:
+        trace = best_trace(r)
+        if len(trace) >= trial and not math.isnan(trace[trial - 1]):
+            out[int(r["seed"])] = float(trace[trial - 1])
+    return out
+
+
+def compute_budget(records: Sequence[Record], trial: int) -> float:
+    """The mean over runs (of at least ``trial`` trials) of the compute of their first ``trial`` trials."""
+    spent = [float(np.sum(r["compute"][:trial])) for r in records if len(r["compute"]) >= trial]
+    return float(np.mean(spent)) if spent else math.nan
+
+
+def best_within_compute(record: Record, budget: float) -> tuple[float, bool]:
+    """(best final value of the trials finished within ``budget``, whether the run spent the budget)."""
+    cumulative = np.cumsum(np.asarray(record["compute"], dtype=float))
+    within = int(np.searchsorted(cumulative, budget, side="right"))  # trials 1..within spent <= budget
+    trace = best_trace(record)
+    value = float(trace[within - 1]) if within > 0 else math.nan
+    return value, bool(len(cumulative) and cumulative[-1] >= budget)
+
+
+def failed_share(record: Record, start: int = DESIGN_TRIALS) -> float:
+    """The share of FAIL among trials numbered ``start`` and later (NaN if there are none)."""
+    states = record["states"][start:]
+    return states.count("F") / len(states) if states else math.nan
+
+
+def paired_difference(ours: Mapping[int, float], theirs: Mapping[int, float]) -> tuple[float, float, int]:
+    """Mean and standard error of ours - theirs over the seeds both have, and their number."""
+    seeds = sorted(set(ours) & set(theirs))
+    mean, se = mean_and_se([ours[s] - theirs[s] for s in seeds])
+    return mean, se, len(seeds)
+
+
+def _cell(values: Sequence[float], n_runs: int) -> str:
+    if not values:
+        return "-"
+    suffix = f" (n={len(values)})" if len(values) < n_runs else ""
+    return f"{format_value(*mean_and_se(values))} / {format_value(*tail_seed(values))}{suffix}"
+
+
+def _difference_cell(ours: Mapping[int, float], theirs: Mapping[int, float]) -> str:
+    mean, se, n = paired_difference(ours, theirs)
+    if n == 0:
+        return "-"
+    return (f"{mean:+.3g}" if math.isnan(se) else f"{mean:+.3g} ± {se:.2g}") + f" (n={n})"
+
+
+def collect(
+    out_dir: Path, problems: Sequence[str], samplers: Sequence[str] | None, max_seeds: int | None, reference: str = REFERENCE,
+) -> dict[str, dict[str, list[Record]]]:
+    """{problem: {sampler: runs sorted by seed}} of the stored runs, in the order of ``samplers``
+    (default: every stored sampler, the reference first)."""
+    collected = {}
+    for name in problems:
+        stored = {
+            s: [r for r in runs if max_seeds is None or r["seed"] < max_seeds] for s, runs in load_problem(out_dir, name).items()
+        }
+        order = samplers if samplers is not None else sorted(stored, key=lambda s: (s != reference, s))
+        collected[name] = {s: stored[s] for s in order if stored.get(s)}
+    return collected
+
+
+def value_rows(collected: Mapping[str, Mapping[str, list[Record]]], checkpoints: Sequence[int]) -> list[list[str]]:
+    return [
+        [problem, sampler, str(len(records)), *(_cell(list(best_at(records, c).values()), len(records)) for c in checkpoints)]
+        for problem, runs in collected.items() for sampler, records in runs.items()
+    ]
+
+
+def difference_rows(collected: Mapping[str, Mapping[str, list[Record]]], checkpoints: Sequence[int], reference: str) -> list[list[str]]:
+    rows = []
+    for problem, runs in collected.items():
+        if reference not in runs:
+            continue
+        for sampler, records in runs.items():
+            if sampler != reference:
+                rows.append([problem, sampler, *(
+                    _difference_cell(best_at(runs[reference], c), best_at(records, c)) for c in checkpoints
+                )])
+    return rows
+
+
+def equal_compute_rows(
+    collected: Mapping[str, Mapping[str, list[Record]]], reference: str, peer: str, trial: int,
+) -> list[list[str]]:
+    """Pruning problems: per sampler the best value within the peer's compute by ``trial``, the
+    paired difference to the reference, and the seeds short of the budget."""
+    rows = []
+    for problem, runs in collected.items():
+        if PROBLEMS[problem].pruner is None or peer not in runs:
+            continue
+        budget = compute_budget(runs[peer], trial)
+        if math.isnan(budget):
+            continue
+        within = {
+            s: {int(r["seed"]): best_within_compute(r, budget) for r in records} for s, records in runs.items()
+        }
+        values = {s: {seed: v for seed, (v, _) in by_seed.items() if not math.isnan(v)} for s, by_seed in within.items()}
+        unit = PROBLEMS[problem].task.compute_unit
+        for sampler, records in runs.items():
+            short = sum(not reached for _, reached in within[sampler].values())
+            difference = "" if sampler == reference or reference not in values else _difference_cell(values[reference], values[sampler])
+            rows.append([problem, f"{budget:.0f} {unit}", sampler, _cell(list(values[sampler].values()), len(records)),
+                         difference or "-", f"{short} of {len(records)}"])
+    return rows
+
+
+def state_rows(collected: Mapping[str, Mapping[str, list[Record]]], design_trials: int) -> list[list[str]]:
+    rows = []
+    for problem, runs in collected.items():
+        for sampler, records in runs.items():
+            complete = [r["states"].count("C") for r in records]
+            pruned = [r["states"].count("P") for r in records]
+            shares = [100.0 * s for s in (failed_share(r, design_trials) for r in records) if not math.isnan(s)]
+            repeats = [int(sum(r["repeats"])) for r in records]
+            compute = [float(np.sum(r["compute"])) for r in records]
+            rows.append([
+                problem, sampler, str(len(records)), format_value(*mean_and_se(complete)), format_value(*mean_and_se(pruned)),
+                f"{format_value(*mean_and_se(shares))} %" if shares else "-",
+                f"{format_value(*mean_and_se(repeats))} (max {max(repeats)}; {sum(r > 0 for r in repeats)} of {len(records)} seeds)",
+                format_value(*mean_and_se(compute)),
+            ])
+    return rows
+
+
+def write_report(
+    path: Path, collected: Mapping[str, Mapping[str, list[Record]]], half: str, checkpoints: Sequence[int],
+    reference: str, compute_peer: str, compute_trial: int, design_trials: int, command: str = "",
+) -> str:
+    """Write the Markdown report of one half to ``path`` and return it."""
+    lines = [
+        f"# Trial states: {half.replace('_', '-')} half",
+        "",
+        f"Problems: {', '.join(collected)}. Definitions: docs/trial-states.md and "
+        "benchmarks/vpbo_benchmarks/trial_states_report.py. Every value is minimised; only COMPLETE trials have a final value.",
+        *([f"Regenerate: `{command}`"] if command else []),
+        "",
+        "## Best final value: mean ± s.e. / 90th-percentile seed ± s.e.",
+        "",
+        *markdown_table(["problem", "sampler", "seeds", *(f"trial {c}" for c in checkpoints)], value_rows(collected, checkpoints)),
+        "",
+        f"## {reference} - peer, paired by seed: mean ± s.e. (negative: {reference} better)",
+        "",
+    ]
+    differences = difference_rows(collected, checkpoints, reference)
+    lines += markdown_table(["problem", f"{reference} vs", *(f"trial {c}" for c in checkpoints)], differences) if differences else [
+        f"No comparison: no runs of {reference}, or no other sampler."]
+    compute = equal_compute_rows(collected, reference, compute_peer, compute_trial)
+    lines += [
+        "",
+        f"## At equal compute: the epochs or rounds {compute_peer} spent by trial {compute_trial} (pruning problems)",
+        "",
+        "Best final value of the trials finished within the budget (mean ± s.e. / 90th-percentile seed); "
+        f"{reference} - sampler paired by seed; short: runs whose trials spent less than the budget (their final best).",
+        "",
+    ]
+    lines += markdown_table(["problem", "budget", "sampler", "best value", f"{reference} - sampler", "short"], compute) if compute else [
+        f"No equal-compute table: no pruning problem with runs of {compute_peer} of {compute_trial} trials or more."]
+    lines += [
+        "",
+        "## Trial states (mean ± s.e. over seeds)",
+        "",
+        f"failed: share of FAIL among trials numbered {design_trials} and later; repeats: trials whose configuration "
+        "repeats an earlier PRUNED or FAIL trial's (categoricals and ints equal, floats within 1/10000 of their "
+        "range, log range for log floats); compute: epochs, rounds or fits of the whole run.",
+        "",
+        *markdown_table(["problem", "sampler", "seeds", "complete", "pruned", "failed", "repeats", "compute"],
+                state_rows(collected, design_trials)),
+        "",
+        "## Problems",
+        "",
+        *markdown_table(["problem", "family", "pruner", "compute", "optimum"], [
+            [p, PROBLEMS[p].task.family, PROBLEMS[p].pruner or "-", PROBLEMS[p].task.compute_unit,
+             f"{PROBLEMS[p].task.optimum:.6g}" if PROBLEMS[p].task.optimum is not None else "unknown"]
+            for p in collected
+        ]),
+    ]
+    missing = [p for p, runs in collected.items() if not runs]
+    if missing:
+        lines += ["", f"No runs stored for: {', '.join(missing)}."]
+    text = "\n".join(lines) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return text
+
+
+def write_reports(
+    out: Path, halves: Sequence[str], problems: Sequence[str] | None, samplers: Sequence[str] | None, seeds: int | None,
+    reference: str, checkpoints: Sequence[int], compute: tuple[str, int], design_trials: int, command: str = "",
+) -> list[Path]:
+    """The report of each half (its ``problems`` only, if given) from the runs stored in ``out``,
+    written there; ``compute`` is (peer, trial) of the equal-compute budget. Returns the files."""
+    for name in problems or []:
+        get_trial_state_problem(name)
+    paths = []
+    for half in halves:
+        members = [p for p in HALVES[half] if problems is None or p in problems]
+        collected = collect(out, members, samplers, seeds, reference)
+        path = out / REPORT_FILES[half]
+        write_report(path, collected, half, checkpoints, reference, compute[0], compute[1], design_trials, command)
+        paths.append(path)
+    return paths
