@@ -64,9 +64,6 @@ SAMPLER_FACTORIES: dict[str, Callable[[int], BaseSampler]] = {
     "vpbo-init24": _vpbo(**ISSUE_13_DEFAULTS | {"n_startup_trials": 24}),
     "vpbo-noearly": _vpbo(**ISSUE_13_DEFAULTS, early_refits=False),
     "vpbo-noprior": _vpbo(**ISSUE_13_DEFAULTS, hyperparameter_prior="none"),
-    "vpbo-gpsampler-prior": _vpbo(**ISSUE_13_DEFAULTS, hyperparameter_prior="gpsampler"),
-    "vpbo-relevance": _vpbo(**ISSUE_13_DEFAULTS, categorical_relevance=True),
-    "vpbo-local": _vpbo(**ISSUE_13_DEFAULTS, n_local_candidates=128),
     "vpbo-v0": _vpbo(n_startup_trials=24, early_refits=False, hyperparameter_prior="none", stall_trials=0),
     # The first step tried: the earlier defaults with a 10-trial design (5 MES, or all random).
     "vpbo-v0-init10": _vpbo(**ISSUE_13_DEFAULTS, early_refits=False, hyperparameter_prior="none"),
