@@ -163,18 +163,27 @@ def fit_hyperparameters(
     starts += [rng.uniform(lows, highs) for _ in range(max(0, n_restarts - 1))]
     likelihood = _core.LikelihoodEvaluator(h, x, y)
     evaluator = _posterior_objective(likelihood, negative_log_prior(prior), layout)
+    best_theta, best_value, failures = _best_of_starts(evaluator, starts, bounds)
+    if not math.isfinite(best_value):
+        _logger.warning(
+            f"Every one of the {len(starts)} start(s) of the GP hyperparameter fit on {len(y)} observations failed "
+            f"(first reason: {failures[0] if failures else 'none reported'}); the model keeps its "
+            f"{'previous' if warm_fitted else 'default'} hyperparameters."
+        )
+    return GPHyperparameters.from_theta(np.clip(best_theta, lows, highs), layout)
 
+
+def _best_of_starts(
+    objective: Callable[[np.ndarray], tuple[float, np.ndarray]], starts: list[np.ndarray], bounds: list[tuple[float, float]]
+) -> tuple[np.ndarray, float, list[str]]:
+    """L-BFGS-B from each start: the best end point and its value (the first start and inf if no
+    run ended finite), and why the failed runs failed."""
     best_theta, best_value = starts[0], math.inf
     failures: list[str] = []
     for start in starts:
         try:
             result = scipy.optimize.minimize(
-                evaluator,
-                start,
-                jac=True,
-                method="L-BFGS-B",
-                bounds=bounds,
-                options={"maxiter": MAX_LBFGS_ITERATIONS},
+                objective, start, jac=True, method="L-BFGS-B", bounds=bounds, options={"maxiter": MAX_LBFGS_ITERATIONS}
             )
         except _core.NumericalError as error:
             failures.append(str(error))  # hyperparameters whose kernel matrix cannot be factorised
@@ -183,13 +192,7 @@ def fit_hyperparameters(
             failures.append(f"the objective reached {result.fun}")
         elif result.fun < best_value:
             best_theta, best_value = result.x, float(result.fun)
-    if not math.isfinite(best_value):
-        _logger.warning(
-            f"Every one of the {len(starts)} start(s) of the GP hyperparameter fit on {len(y)} observations failed "
-            f"(first reason: {failures[0] if failures else 'none reported'}); the model keeps its "
-            f"{'previous' if warm_fitted else 'default'} hyperparameters."
-        )
-    return GPHyperparameters.from_theta(np.clip(best_theta, lows, highs), layout)
+    return best_theta, best_value, failures
 
 
 def _posterior_objective(
