@@ -1,9 +1,20 @@
 #!/usr/bin/env bash
 # CI, linters: ruff and mypy as configured in pyproject.toml (strict mypy on the package, the
-# benchmarks relaxed). Needs the `test` extra installed (ruff, mypy, and the libraries whose types
-# mypy reads). Usage: .ci/lint.sh
+# benchmarks relaxed), and the native core's stub. Needs the package and its `test` extra
+# installed (ruff, mypy, pybind11-stubgen, and the libraries whose types mypy reads).
+# Usage: .ci/lint.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The package, and the tests that were written to these rules (the rest of tests/ is not yet).
-ruff --version && ruff check optuna_vpbo benchmarks/vpbo_benchmarks benchmarks/tests/test_cli.py tests/test_optuna_compat.py
-mypy --version && mypy
+root="$(pwd)"
+# The package, the lab, the scripts of docs/ and native/, and the tests that were written to these
+# rules (the rest of tests/ is not yet).
+ruff --version && ruff check optuna_vpbo benchmarks/vpbo_benchmarks benchmarks/tests/test_cli.py tests/test_optuna_compat.py \
+    docs/tables.py native/generate_stub.py
+mypy --version && mypy && mypy docs/tables.py native/generate_stub.py
+# optuna_vpbo/_core.pyi: what pybind11-stubgen generates from the compiled core (names,
+# signatures, docstrings), and the module the package imports (_core.py with its variant's names)
+# as the stub says (mypy.stubtest, run from tests/: the repository root's source folder would
+# shadow the installed package; MYPYPATH points mypy at the repository's stub).
+python native/generate_stub.py --check
+(cd tests && MYPYPATH="$root" python -m mypy.stubtest optuna_vpbo._core \
+    --mypy-config-file "$root/pyproject.toml" --allowlist "$root/native/stubtest_allowlist.txt")

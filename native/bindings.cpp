@@ -31,27 +31,23 @@ void bind_hyperparameters(py::module_& m) {
       .def_readonly("size", &HyperparameterBlock::size)
       .def_readonly("scalar", &HyperparameterBlock::scalar);
   py::class_<HyperparameterLayout>(m, "HyperparameterLayout",
-                                   "The layout of theta: [log lengthscales (d), log variance, log noise, lambda, log relevances (k)].")
-      .def(py::init<Eigen::Index, Eigen::Index>(), py::arg("n_numeric"), py::arg("n_relevances") = 0)
+                                   "The layout of theta: [log lengthscales (d), log variance, log noise, lambda].")
+      .def(py::init<Eigen::Index>(), py::arg("n_numeric"))
       .def_property_readonly("n_numeric", &HyperparameterLayout::n_numeric)
-      .def_property_readonly("n_relevances", &HyperparameterLayout::n_relevances)
       .def_property_readonly("size", &HyperparameterLayout::size)
       .def("blocks", &HyperparameterLayout::blocks, "Every named block in the order of theta.");
 }
 
 void bind_models(py::module_& m) {
   py::class_<MixedGP, std::shared_ptr<MixedGP>>(m, "MixedGP")
-      .def(py::init([](IntMatrix h, Matrix x, Vector y, Vector lengthscales, double variance, double lambda, double noise,
-                       Vector relevances) {
+      .def(py::init([](IntMatrix h, Matrix x, Vector y, Vector lengthscales, double variance, double lambda, double noise) {
              return without_gil([&] {
                return std::make_shared<MixedGP>(std::move(h), std::move(x), std::move(y),
-                                                MixedKernel(std::move(lengthscales), variance, lambda, std::move(relevances)),
-                                                noise);
+                                                MixedKernel(std::move(lengthscales), variance, lambda), noise);
              });
            }),
            py::arg("h"), py::arg("x"), py::arg("y"), py::arg("lengthscales"), py::arg("variance"), py::arg("lam"),
-           py::arg("noise"), py::arg("relevances") = Vector(),
-           "relevances: one per categorical variable (weights r_v / sum r of the overlap kernel); empty: equal weights.")
+           py::arg("noise"))
       .def(
           "extended",
           [](const MixedGP& gp, const IntMatrix& h, const Matrix& x, Vector y) {
@@ -77,14 +73,11 @@ void bind_models(py::module_& m) {
           },
           py::arg("h"), py::arg("x"), "Mean, latent variance and their gradients w.r.t. x at one point (h: 1 x k).")
       .def_property_readonly("noise", &MixedGP::noise, "The noise variance of the factorised K + noise I.")
-      .def_property_readonly(
-          "categorical_weights", [](const MixedGP& gp) { return gp.kernel().categorical_weights(gp.h().cols()); },
-          "The weights w_v of the categorical variables in the overlap kernel (non-negative, summing to 1).")
       .def_property_readonly("n_train", &MixedGP::size);
 
   py::class_<LikelihoodEvaluator>(m, "LikelihoodEvaluator")
-      .def(py::init<const IntMatrix&, const Matrix&, const Vector&, bool>(), py::arg("h"), py::arg("x"), py::arg("y"),
-           py::arg("categorical_relevance") = false, py::call_guard<py::gil_scoped_release>())
+      .def(py::init<const IntMatrix&, const Matrix&, const Vector&>(), py::arg("h"), py::arg("x"), py::arg("y"),
+           py::call_guard<py::gil_scoped_release>())
       .def(
           "__call__",
           [](const LikelihoodEvaluator& evaluator, const Vector& theta) {

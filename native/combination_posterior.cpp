@@ -11,8 +11,8 @@ CombinationPosterior::CombinationPosterior(const MixedGP& gp, const IntMatrix& c
   k_ = h_.cols();
   index_pairs(combinations);
   w_sum_ = gp.kernel().sum_weight();
-  w_product_ = gp.kernel().categorical_weights(k_, gp.kernel().product_weight());
-  w_level_ = gp.kernel().categorical_weights(k_, w_sum_);
+  w_product_ = overlap_weight(k_, gp.kernel().product_weight());
+  w_level_ = overlap_weight(k_, w_sum_);
   assign_slots(level_terms());
 }
 
@@ -47,13 +47,13 @@ Matrix CombinationPosterior::level_terms() {
     for (Eigen::Index i = 0; i < n; ++i) {
       const int pair = pair_index_[v][h_(i, v)];
       if (pair < 0) continue;
-      level_mean_(pair) += w_level_(v) * gp_.alpha()(i);
+      level_mean_(pair) += w_level_ * gp_.alpha()(i);
       level_mask(i, pair) = 1.0;
     }
   }
   solved_level_ = level_mask;
   if (n > 0) gp_.cholesky_factor().triangularView<Eigen::Lower>().solveInPlace(solved_level_);
-  for (int pair = 0; pair < n_pairs_; ++pair) solved_level_.col(pair) *= w_level_(pair_variable_[pair]);
+  for (int pair = 0; pair < n_pairs_; ++pair) solved_level_.col(pair) *= w_level_;
   return level_mask;
 }
 
@@ -161,9 +161,8 @@ void CombinationPosterior::fold_weights(Eigen::Index s) {
   piece_means_.head(s) *= w_sum_;
   // Every slot after K_x's is one pair's.
   for (std::size_t pair = 0; pair < slot_.size(); ++pair) {
-    const double w_product = w_product_(pair_variable_[pair]);
-    pieces_.middleCols(slot_[pair] * s, s) *= w_product;
-    piece_means_.segment(slot_[pair] * s, s) *= w_product;
+    pieces_.middleCols(slot_[pair] * s, s) *= w_product_;
+    piece_means_.segment(slot_[pair] * s, s) *= w_product_;
     pieces_.middleCols(slot_[pair] * s, s).colwise() += solved_level_.col(pair);
     piece_means_.segment(slot_[pair] * s, s).array() += level_mean_(pair);
   }

@@ -3,7 +3,7 @@
 // shared/reference-notes.md).
 //
 // All combinations share one candidate set. With k_h(c, H_i) = sum_v w_v 1[c_v = H_iv] (the
-// kernel's categorical weights, MixedKernel::categorical_weights) the cross-covariance of (c, x_j)
+// overlap kernel's equal weights w_v = 1/k, overlap_weight) the cross-covariance of (c, x_j)
 // with the training data is a combination of e_{v,a} = 1[H_.v = a], the Matern block K_x(., x_j)
 // and the masked blocks D_{v,a} K_x(., x_j), so the triangular solves are needed once per
 // (variable, level) pair rather than once per combination. With the kernel weights w_sum and
@@ -62,9 +62,9 @@ class CombinationPosterior {
   int n_pairs_ = 0;
   std::vector<std::vector<int>> pair_index_;
   std::vector<Eigen::Index> pair_variable_;
-  // w_sum, and per variable w_prod w_v and w_sum w_v.
+  // w_sum, and w_prod w_v and w_sum w_v (the same for every variable v).
   double w_sum_ = 0.0;
-  Vector w_product_, w_level_;
+  double w_product_ = 0.0, w_level_ = 0.0;
   // Per pair: weighted alpha . e_{v,a}, weighted L^-1 e_{v,a} (columns) and its piece's slot.
   Vector level_mean_;
   Matrix solved_level_;

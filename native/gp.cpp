@@ -63,10 +63,6 @@ MixedGP::MixedGP(IntMatrix h, Matrix x, Vector y, MixedKernel kernel, double noi
     throw std::invalid_argument("MixedGP: expected " + std::to_string(x_.cols()) + " lengthscales, got " +
                                 std::to_string(kernel_.n_numeric()));
   }
-  if (kernel_.weighted() && kernel_.relevances().size() != h_.cols()) {
-    throw std::invalid_argument("MixedGP: expected " + std::to_string(h_.cols()) + " categorical relevances, got " +
-                                std::to_string(kernel_.relevances().size()));
-  }
   if (!std::isfinite(noise_) || noise_ < 0.0) throw std::invalid_argument("MixedGP: noise must be finite and >= 0");
   Matrix k = kernel_(h_, x_, h_, x_);
   k.diagonal().array() += noise_;

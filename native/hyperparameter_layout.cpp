@@ -4,11 +4,8 @@
 
 namespace vpbo {
 
-HyperparameterLayout::HyperparameterLayout(Eigen::Index n_numeric, Eigen::Index n_relevances)
-    : n_numeric_(n_numeric), n_relevances_(n_relevances) {
-  if (n_numeric < 0 || n_relevances < 0) {
-    throw std::invalid_argument("hyperparameter layout: the numbers of lengthscales and relevances must be non-negative");
-  }
+HyperparameterLayout::HyperparameterLayout(Eigen::Index n_numeric) : n_numeric_(n_numeric) {
+  if (n_numeric < 0) throw std::invalid_argument("hyperparameter layout: the number of lengthscales must be non-negative");
 }
 
 std::vector<HyperparameterBlock> HyperparameterLayout::blocks() const {
@@ -17,15 +14,13 @@ std::vector<HyperparameterBlock> HyperparameterLayout::blocks() const {
       {"log_variance", log_variance(), 1, true},
       {"log_noise", log_noise(), 1, true},
       {"lambda", lambda(), 1, true},
-      {"log_relevances", log_relevances(), n_relevances_, false},
   };
 }
 
 void HyperparameterLayout::check_size(Eigen::Index size) const {
   if (size != this->size()) {
     throw std::invalid_argument("theta must have " + std::to_string(this->size()) + " entries (" + std::to_string(n_numeric_) +
-                                " log lengthscales, log variance, log noise, lambda, " + std::to_string(n_relevances_) +
-                                " log relevances), got " + std::to_string(size));
+                                " log lengthscales, log variance, log noise, lambda), got " + std::to_string(size));
   }
 }
 

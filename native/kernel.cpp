@@ -25,66 +25,31 @@ double matern52(double r) {
 
 double matern52_radial(double r) { return (5.0 / 3.0) * (1.0 + kSqrt5 * r) * std::exp(-kSqrt5 * r); }
 
-std::vector<Matrix> agreement_matrices(const IntMatrix& h) {
-  const Eigen::Index n = h.rows();
-  std::vector<Matrix> agreements(h.cols(), Matrix(n, n));
-  for (Eigen::Index v = 0; v < h.cols(); ++v) {
-    for (Eigen::Index j = 0; j < n; ++j) {
-      for (Eigen::Index i = 0; i < n; ++i) agreements[v](i, j) = (h(i, v) == h(j, v)) ? 1.0 : 0.0;
+double overlap_weight(Eigen::Index k, double scale) { return k == 0 ? 0.0 : scale / static_cast<double>(k); }
+
+Matrix overlap(const IntMatrix& a, const IntMatrix& b) {
+  const Eigen::Index k = a.cols();
+  if (b.cols() != k) throw std::invalid_argument("overlap: the two sets have different numbers of categorical variables");
+  if (k == 0) return Matrix::Ones(a.rows(), b.rows());
+  const double weight = overlap_weight(k);
+  Matrix out(a.rows(), b.rows());
+  for (Eigen::Index j = 0; j < b.rows(); ++j) {
+    for (Eigen::Index i = 0; i < a.rows(); ++i) {
+      int agree = 0;  // the count times 1/k
+      for (Eigen::Index v = 0; v < k; ++v) agree += (a(i, v) == b(j, v));
+      out(i, j) = weight * agree;
     }
   }
-  return agreements;
+  return out;
 }
 
-MixedKernel::MixedKernel(Vector lengthscales, double variance, double lambda, Vector relevances)
-    : lengthscales_(std::move(lengthscales)), variance_(variance), lambda_(lambda), relevances_(std::move(relevances)) {
+MixedKernel::MixedKernel(Vector lengthscales, double variance, double lambda)
+    : lengthscales_(std::move(lengthscales)), variance_(variance), lambda_(lambda) {
   if (!lengthscales_.allFinite() || (lengthscales_.array() <= 0.0).any()) {
     throw std::invalid_argument("kernel: lengthscales must be finite and positive");
   }
   if (!std::isfinite(variance_) || variance_ <= 0.0) throw std::invalid_argument("kernel: variance must be finite and positive");
   if (!(lambda_ >= 0.0 && lambda_ <= 1.0)) throw std::invalid_argument("kernel: lambda must lie in [0, 1]");
-  if (!relevances_.allFinite() || (relevances_.array() <= 0.0).any()) {
-    throw std::invalid_argument("kernel: categorical relevances must be finite and positive");
-  }
-}
-
-Vector MixedKernel::categorical_weights(Eigen::Index k, double scale) const {
-  if (!weighted()) return Vector::Constant(k, k == 0 ? 0.0 : scale / static_cast<double>(k));
-  if (relevances_.size() != k) {
-    throw std::invalid_argument("kernel: expected " + std::to_string(relevances_.size()) + " categorical variables, got " +
-                                std::to_string(k));
-  }
-  return relevances_ * (scale / relevances_.sum());
-}
-
-Matrix MixedKernel::overlap(const IntMatrix& a, const IntMatrix& b) const {
-  const Eigen::Index k = a.cols();
-  if (b.cols() != k) throw std::invalid_argument("overlap: the two sets have different numbers of categorical variables");
-  const Vector weights = categorical_weights(k);
-  if (k == 0) return Matrix::Ones(a.rows(), b.rows());
-  Matrix out(a.rows(), b.rows());
-  for (Eigen::Index j = 0; j < b.rows(); ++j) {
-    for (Eigen::Index i = 0; i < a.rows(); ++i) {
-      if (weighted()) {
-        double sum = 0.0;
-        for (Eigen::Index v = 0; v < k; ++v) sum += (a(i, v) == b(j, v)) ? weights(v) : 0.0;
-        out(i, j) = sum;
-      } else {
-        int agree = 0;  // equal weights: the count times 1/k
-        for (Eigen::Index v = 0; v < k; ++v) agree += (a(i, v) == b(j, v));
-        out(i, j) = weights(0) * agree;
-      }
-    }
-  }
-  return out;
-}
-
-Matrix MixedKernel::overlap(const std::vector<Matrix>& agreements, Eigen::Index n) const {
-  const Vector weights = categorical_weights(static_cast<Eigen::Index>(agreements.size()));
-  if (agreements.empty()) return Matrix::Ones(n, n);
-  Matrix out = Matrix::Zero(n, n);
-  for (std::size_t v = 0; v < agreements.size(); ++v) out += weights(v) * agreements[v];
-  return out;
 }
 
 Matrix MixedKernel::matern(const Matrix& a, const Matrix& b) const {
@@ -130,25 +95,13 @@ TrainingBlocks MixedKernel::training_blocks(const Matrix& k_h, const Matrix& x) 
   return blocks;
 }
 
-Vector MixedKernel::trace_gradient(const Matrix& w, const Matrix& k_h, const TrainingBlocks& blocks,
-                                   const std::vector<Matrix>& agreements) const {
+Vector MixedKernel::trace_gradient(const Matrix& w, const Matrix& k_h, const TrainingBlocks& blocks) const {
   const HyperparameterLayout theta = layout();
-  const Eigen::Index d = theta.n_numeric(), k = theta.n_relevances();
-  if (static_cast<Eigen::Index>(agreements.size()) != k) {
-    throw std::invalid_argument("trace_gradient: expected one agreement matrix per categorical relevance");
-  }
+  const Eigen::Index d = theta.n_numeric();
   Vector gradient = Vector::Zero(theta.size());
   gradient(theta.log_variance()) = 0.5 * w.cwiseProduct(blocks.signal).sum();
   const Matrix d_lambda = variance_ * ((-0.5) * (k_h + blocks.k_x).array() + k_h.array() * blocks.k_x.array());
   gradient(theta.lambda()) = 0.5 * w.cwiseProduct(d_lambda).sum();
-  if (k > 0) {
-    // dK/dk_h = variance [(1 - lambda)/2 + lambda k_x] and, with w_v = r_v / sum_u r_u,
-    // d k_h / d log r_v = w_v (A_v - k_h).
-    const Matrix g = 0.5 * (w.array() * (variance_ * ((1.0 - lambda_) / 2.0 + lambda_ * blocks.k_x.array()))).matrix();
-    const double g_overlap = g.cwiseProduct(k_h).sum();
-    const Vector weights = categorical_weights(k);
-    for (Eigen::Index v = 0; v < k; ++v) gradient(theta.log_relevances() + v) = weights(v) * (g.cwiseProduct(agreements[v]).sum() - g_overlap);
-  }
   if (d == 0) return gradient;
   // dK/dlog l_m = variance [(1 - lambda)/2 + lambda k_h] matern52_radial(r) (xs_im - xs_jm)^2,
   // and sum_ij M_ij (a_i - a_j)^2 = 2 sum_i a_i^2 (M 1)_i - 2 a^T M a for symmetric M.

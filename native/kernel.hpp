@@ -7,14 +7,11 @@
 // numeric part x in [0, 1]^d. The factor 1/2 (as in CoCaBO's code) makes k(z, z) = variance for
 // every lambda; with a free variance it spans the same family as the paper's unnormalised form.
 //
-// The overlap kernel is k_h(h, h') = sum_v w_v [h_v == h'_v] over the k categorical variables. By
-// default w_v = 1/k (the paper's kernel). With relevances r_v > 0 (the opt-in categorical
-// relevance), w_v = r_v / sum_u r_u: still non-negative weights summing to 1, so k_h(z, z) = 1 and
-// k_h stays an additive sum of per-variable indicators, an ARD for categoricals in the spirit of
-// the per-variable Hamming lengthscales of BoTorch's CategoricalKernel.
+// The overlap kernel is k_h(h, h') = (1/k) sum_v [h_v == h'_v] over the k categorical variables
+// (the paper's kernel): the fraction of them on which two points agree, so k_h(z, z) = 1. It has
+// no hyperparameter of its own. (Learnt per-variable weights were measured and not adopted:
+// docs/decisions.md, "Per-variable categorical relevance".)
 #pragma once
-
-#include <vector>
 
 #include "hyperparameter_layout.hpp"
 #include "types.hpp"
@@ -28,9 +25,14 @@ double matern52(double r);
 // k_x in a coordinate, d k_x / d x_m = -matern52_radial(r) (x_m - x'_m) / l_m^2.
 double matern52_radial(double r);
 
-// Per-variable agreement of a point set with itself: A_v(i, j) = [h_iv == h_jv], one n x n matrix
-// per categorical variable (the pieces of a weighted overlap block and of its relevance gradient).
-std::vector<Matrix> agreement_matrices(const IntMatrix& h);
+// The weight of each of k categorical variables in the overlap kernel times a factor: scale / k
+// (0 with no categorical variable). Computed as a division, as it always was, so that the kernel and
+// the combination posteriors stay bit for bit what they were.
+double overlap_weight(Eigen::Index k, double scale = 1.0);
+
+// The overlap block k_h(a, b). With no categorical variable every pair agrees (k_h = 1), which
+// reduces the mixture to a constant plus k_x.
+Matrix overlap(const IntMatrix& a, const IntMatrix& b);
 
 // The kernel's blocks on one set of training points, for the likelihood and its gradient.
 struct TrainingBlocks {
@@ -43,32 +45,18 @@ struct TrainingBlocks {
 class MixedKernel {
  public:
   // Throws std::invalid_argument unless lengthscales are finite and positive, variance finite
-  // and positive, lambda in [0, 1], relevances finite and positive. No relevances (size 0):
-  // equal categorical weights 1/k for any number k of categorical variables; else one relevance
-  // per categorical variable.
-  MixedKernel(Vector lengthscales, double variance, double lambda, Vector relevances = Vector());
+  // and positive and lambda in [0, 1].
+  MixedKernel(Vector lengthscales, double variance, double lambda);
 
   const Vector& lengthscales() const { return lengthscales_; }
   double variance() const { return variance_; }
   double lambda() const { return lambda_; }
-  const Vector& relevances() const { return relevances_; }
   Eigen::Index n_numeric() const { return lengthscales_.size(); }
-  bool weighted() const { return relevances_.size() > 0; }
   // Where this kernel's hyperparameters sit in theta.
-  HyperparameterLayout layout() const { return HyperparameterLayout(n_numeric(), relevances_.size()); }
+  HyperparameterLayout layout() const { return HyperparameterLayout(n_numeric()); }
   // Weight of k_h + k_x and of k_h k_x in the mixture.
   double sum_weight() const { return variance_ * (1.0 - lambda_) / 2.0; }
   double product_weight() const { return variance_ * lambda_; }
-
-  // scale * w_v for each of k categorical variables (the weights of k_h times a factor). Equal
-  // weights are computed as scale / k, as the unweighted overlap always did, so that the default
-  // kernel stays bit for bit what it was. Throws unless k matches the relevances.
-  Vector categorical_weights(Eigen::Index k, double scale = 1.0) const;
-  // The overlap block k_h(a, b). With no categorical variable every pair agrees (k_h = 1), which
-  // reduces the mixture to a constant plus k_x.
-  Matrix overlap(const IntMatrix& a, const IntMatrix& b) const;
-  // The overlap block of a point set with itself from its agreement_matrices.
-  Matrix overlap(const std::vector<Matrix>& agreements, Eigen::Index n) const;
 
   // Matern-5/2 ARD block k_x(a, b); with no numeric dimension k_x = 1.
   Matrix matern(const Matrix& a, const Matrix& b) const;
@@ -86,16 +74,13 @@ class MixedKernel {
   TrainingBlocks training_blocks(const Matrix& k_h, const Matrix& x) const;
   // 1/2 sum_ij W_ij dK_ij / dp for every entry p of theta (in this kernel's layout()), with W
   // symmetric: the kernel's part of the gradient of the negative log marginal likelihood. The
-  // log relevances' entries come from the agreement_matrices of the training points; the log
-  // noise entry is 0 (the noise is no part of the kernel).
-  Vector trace_gradient(const Matrix& w, const Matrix& k_h, const TrainingBlocks& blocks,
-                        const std::vector<Matrix>& agreements = {}) const;
+  // log noise entry is 0 (the noise is no part of the kernel).
+  Vector trace_gradient(const Matrix& w, const Matrix& k_h, const TrainingBlocks& blocks) const;
 
  private:
   Vector lengthscales_;
   double variance_;
   double lambda_;
-  Vector relevances_;
 };
 
 }  // namespace vpbo

@@ -17,18 +17,12 @@ MixedKernel kernel_of_theta(const Vector& theta, const HyperparameterLayout& lay
   noise = std::exp(theta(layout.log_noise()));
   const double lambda = std::min(1.0, std::max(0.0, theta(layout.lambda())));
   return MixedKernel(theta.segment(layout.log_lengthscales(), layout.n_numeric()).array().exp(),
-                     std::exp(theta(layout.log_variance())), lambda,
-                     theta.segment(layout.log_relevances(), layout.n_relevances()).array().exp());
+                     std::exp(theta(layout.log_variance())), lambda);
 }
 
-LikelihoodEvaluator::LikelihoodEvaluator(const IntMatrix& h, const Matrix& x, const Vector& y, bool categorical_relevance)
-    : x_(x), y_(y), layout_(x.cols(), categorical_relevance ? h.cols() : 0) {
+LikelihoodEvaluator::LikelihoodEvaluator(const IntMatrix& h, const Matrix& x, const Vector& y) : x_(x), y_(y), layout_(x.cols()) {
   validate_points(h, x, "likelihood");
-  if (categorical_relevance) {
-    agreements_ = agreement_matrices(h);
-  } else {
-    k_h_ = MixedKernel(Vector::Ones(x.cols()), 1.0, 0.5).overlap(h, h);  // equal weights need no hyperparameter
-  }
+  k_h_ = overlap(h, h);
   if (y.size() != x.rows()) throw std::invalid_argument("likelihood: y must have one value per point");
   if (!y.allFinite()) throw std::invalid_argument("likelihood: y contains NaN or inf");
   if (x.rows() == 0) throw std::invalid_argument("likelihood: needs at least one observation");
@@ -38,8 +32,7 @@ double LikelihoodEvaluator::negative_log_likelihood(const Vector& theta, Vector&
   const Eigen::Index n = x_.rows();
   double noise = 0.0;
   const MixedKernel kernel = kernel_of_theta(theta, layout_, noise);
-  const Matrix k_h = kernel.weighted() ? kernel.overlap(agreements_, n) : k_h_;
-  const TrainingBlocks blocks = kernel.training_blocks(k_h, x_);
+  const TrainingBlocks blocks = kernel.training_blocks(k_h_, x_);
   Matrix k = blocks.signal;
   k.diagonal().array() += noise;
   const Matrix lower = cholesky_lower(k);
@@ -51,7 +44,7 @@ double LikelihoodEvaluator::negative_log_likelihood(const Vector& theta, Vector&
   // d nll / d theta_p = 1/2 tr(W dK/dtheta_p), W = K^-1 - alpha alpha^T.
   Matrix w = inverse_from_cholesky(lower);
   w.noalias() -= alpha * alpha.transpose();
-  gradient = kernel.trace_gradient(w, k_h, blocks, agreements_);  // theta's layout, the log noise entry 0
+  gradient = kernel.trace_gradient(w, k_h_, blocks);  // theta's layout, the log noise entry 0
   gradient(layout_.log_noise()) = 0.5 * noise * w.trace();
   return nll;
 }

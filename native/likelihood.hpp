@@ -12,9 +12,7 @@ namespace vpbo {
 
 class LikelihoodEvaluator {
  public:
-  // categorical_relevance: theta ends with one log relevance per categorical variable (else the
-  // overlap kernel has equal weights).
-  LikelihoodEvaluator(const IntMatrix& h, const Matrix& x, const Vector& y, bool categorical_relevance = false);
+  LikelihoodEvaluator(const IntMatrix& h, const Matrix& x, const Vector& y);
 
   // Returns the negative log marginal likelihood; writes its gradient w.r.t. theta. Throws
   // NumericalError when K + noise I cannot be factorised.
@@ -27,8 +25,7 @@ class LikelihoodEvaluator {
   Matrix x_;
   Vector y_;
   HyperparameterLayout layout_;
-  Matrix k_h_;                      // equal weights: fixed by the data, computed once
-  std::vector<Matrix> agreements_;  // relevances: the per-variable pieces of k_h
+  Matrix k_h_;  // the overlap block: fixed by the data (no hyperparameter), computed once
 };
 
 // The kernel and the noise variance of a theta of the given layout (lambda clipped to [0, 1]).

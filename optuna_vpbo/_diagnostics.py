@@ -2,10 +2,8 @@
 ``"vpbo"`` and, where optuna-dashboard is installed, also as the trial's Markdown note.
 
 The diagnostics are a dict with the keys ``phase`` (``random``, ``mes`` or ``proposals``) and,
-once a GP is fitted, ``lambda``, ``noise`` and ``lengthscales`` (by numeric parameter name), with
-``categorical_relevance=True`` also ``categorical_relevance`` (the kernel weight of each categorical
-parameter, summing to 1); in the
-``proposals`` phase ``top_proposals``, the best value proposals, best first (each ``{"params":
+once a GP is fitted, ``lambda``, ``noise`` and ``lengthscales`` (by numeric parameter name); in
+the ``proposals`` phase ``top_proposals``, the best value proposals, best first (each ``{"params":
 categorical values, "acquisition": value}``; the first is the chosen one). With log EHVI
 (several objectives) ``acquisition`` is ``"log EHVI"`` and the model is a list ``objectives`` of
 one ``{lambda, noise, lengthscales}`` per objective. Once a model is fitted, ``pruned_in_model``
@@ -74,14 +72,12 @@ def proposals_markdown(top_proposals: Sequence[Mapping[str, Any]], acquisition: 
 
 def model_markdown(models: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> list[str]:
     """The fitted GP hyperparameters, one column per model (objective): lambda, noise and the
-    lengthscale of each numeric parameter (in [0, 1] units; shorter means more relevant) and the
-    weight of each categorical parameter when learnt (larger means more relevant)."""
+    lengthscale of each numeric parameter (in [0, 1] units; shorter means more relevant)."""
     rows = [["lambda", *(m.get("lambda", "-") for m in models)], ["noise", *(m.get("noise", "-") for m in models)]]
-    for field, label in (("lengthscales", "lengthscale"), ("categorical_relevance", "relevance")):
-        names: list[str] = []
-        for model in models:
-            names += [n for n in model.get(field, {}) if n not in names]
-        rows += [[f"{label} `{n}`", *(m.get(field, {}).get(n, "-") for m in models)] for n in names]
+    names: list[str] = []
+    for model in models:
+        names += [n for n in model.get("lengthscales", {}) if n not in names]
+    rows += [[f"lengthscale `{n}`", *(m.get("lengthscales", {}).get(n, "-") for m in models)] for n in names]
     return _table(["GP hyperparameter", *labels], rows)
 
 

@@ -3,9 +3,7 @@
 As in the VPBO paper (sec. 5, following CoCaBO's code): the lengthscales, output variance, noise
 variance and the kernel mix lambda maximise the log marginal likelihood, optimised in log space
 (lambda as it is, in [0, 1]) by L-BFGS-B from several starts; the best start wins. The native
-core computes the likelihood and its analytic gradient; SciPy's L-BFGS-B drives it. With the
-opt-in categorical relevance, one relevance per categorical variable (the overlap kernel's
-weights are the relevances normalised to sum 1; ``native/kernel.hpp``) joins them, in log space.
+core computes the likelihood and its analytic gradient; SciPy's L-BFGS-B drives it.
 """
 
 from __future__ import annotations
@@ -33,15 +31,11 @@ VARIANCE_BOUNDS = (1e-2, 20.0)
 # The lower noise bound is the noise floor: the GP adds no jitter beyond it (native/gp.hpp).
 NOISE_BOUNDS = (1e-6, 1.0)
 LAMBDA_BOUNDS = (0.0, 1.0)
-# Relevances only matter relative to each other: these bounds let one categorical variable weigh
-# up to 10^4 times another.
-RELEVANCE_BOUNDS = (1e-2, 1e2)
 # Before the first fit, as in CoCaBO's code (lengthscale 0.2 on [-1, 1] is 0.1 on [0, 1]).
 DEFAULT_LENGTHSCALE = 0.1
 DEFAULT_VARIANCE = 1.0
 DEFAULT_NOISE = 0.1
 DEFAULT_LAMBDA = 0.5
-DEFAULT_RELEVANCE = 1.0  # equal weights, the paper's overlap kernel
 MAX_LBFGS_ITERATIONS = 200
 # Long studies (docs/decisions.md, "Long studies"): up to LONG_STUDY observations a model is fitted
 # and refitted as in the paper, on all its data. Beyond, refits come once the data grew by
@@ -56,45 +50,33 @@ GP_MAX_POINTS = 2000
 
 @dataclasses.dataclass(frozen=True)
 class GPHyperparameters:
-    """The GP's hyperparameters; ``relevances`` (one per categorical variable, or none: equal
-    weights) weigh the categorical variables in the overlap kernel."""
+    """The GP's hyperparameters: a lengthscale per numeric dimension, the output variance, the
+    noise variance and the kernel mix lambda."""
 
     lengthscales: np.ndarray
     variance: float
     noise: float
     lam: float
-    relevances: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
 
     @classmethod
-    def default(cls, n_numeric: int, n_relevances: int = 0) -> GPHyperparameters:
-        return cls(
-            np.full(n_numeric, DEFAULT_LENGTHSCALE), DEFAULT_VARIANCE, DEFAULT_NOISE, DEFAULT_LAMBDA,
-            np.full(n_relevances, DEFAULT_RELEVANCE),
-        )
+    def default(cls, n_numeric: int) -> GPHyperparameters:
+        return cls(np.full(n_numeric, DEFAULT_LENGTHSCALE), DEFAULT_VARIANCE, DEFAULT_NOISE, DEFAULT_LAMBDA)
 
     @classmethod
     def from_theta(cls, theta: np.ndarray, layout: HyperparameterLayout) -> GPHyperparameters:
         """The inverse of ``to_theta`` for a theta of ``layout`` (lambda clipped to its bounds)."""
         if len(theta) != layout.size:
-            raise ValueError(
-                f"theta must have {layout.size} entries ({layout.n_numeric} lengthscales, {layout.n_relevances} "
-                f"relevances), got {len(theta)}."
-            )
+            raise ValueError(f"theta must have {layout.size} entries ({layout.n_numeric} lengthscales), got {len(theta)}.")
         return cls(
             np.exp(theta[layout.log_lengthscales]),
             float(math.exp(theta[layout.log_variance])),
             float(math.exp(theta[layout.log_noise])),
             float(np.clip(theta[layout.lam], *LAMBDA_BOUNDS)),
-            np.exp(theta[layout.log_relevances]),
         )
 
     @property
-    def n_relevances(self) -> int:
-        return len(self.relevances)
-
-    @property
     def layout(self) -> HyperparameterLayout:
-        return hyperparameter_layout(len(self.lengthscales), self.n_relevances)
+        return hyperparameter_layout(len(self.lengthscales))
 
     def to_theta(self) -> np.ndarray:
         """The vector of the native likelihood, in this model's ``layout``."""
@@ -104,12 +86,11 @@ class GPHyperparameters:
         theta[layout.log_variance] = math.log(self.variance)
         theta[layout.log_noise] = math.log(self.noise)
         theta[layout.lam] = self.lam
-        theta[layout.log_relevances] = np.log(self.relevances)
         return theta
 
-    def fits(self, n_numeric: int, n_relevances: int) -> bool:
-        """Whether these hyperparameters have the shape of a model with these dimensions."""
-        return len(self.lengthscales) == n_numeric and self.n_relevances == n_relevances
+    def fits(self, n_numeric: int) -> bool:
+        """Whether these hyperparameters have the shape of a model with ``n_numeric`` dimensions."""
+        return len(self.lengthscales) == n_numeric
 
     def make_gp(self, h: np.ndarray, x: np.ndarray, y: np.ndarray) -> _core.MixedGP:
         """The GP on (h, x, y), its training points grouped by the level of the categorical with
@@ -121,7 +102,7 @@ class GPHyperparameters:
 
     def gp_in_order(self, h: np.ndarray, x: np.ndarray, y: np.ndarray) -> _core.MixedGP:
         """The GP on (h, x, y), its training points in the given order."""
-        return _core.MixedGP(h, x, y, self.lengthscales, self.variance, self.lam, self.noise, self.relevances)
+        return _core.MixedGP(h, x, y, self.lengthscales, self.variance, self.lam, self.noise)
 
 
 def grouped_by_level(h: np.ndarray) -> np.ndarray:
@@ -145,7 +126,6 @@ def theta_bounds(
     bounds[layout.log_variance] = logs(variance_bounds)
     bounds[layout.log_noise] = logs(NOISE_BOUNDS)
     bounds[layout.lam] = lam_bounds
-    bounds[layout.log_relevances] = logs(RELEVANCE_BOUNDS)
     return [(float(low), float(high)) for low, high in bounds]
 
 
@@ -160,7 +140,6 @@ def fit_hyperparameters(
     lam_bounds: tuple[float, float] = LAMBDA_BOUNDS,
     variance_bounds: tuple[float, float] = VARIANCE_BOUNDS,
     prior: str = "none",
-    categorical_relevance: bool = False,
 ) -> GPHyperparameters:
     """Maximum-likelihood (``prior="none"``) or maximum-a-posteriori hyperparameters (a prior of
     ``_priors``) from ``n_restarts`` L-BFGS-B runs.
@@ -171,48 +150,40 @@ def fit_hyperparameters(
     warning says why.
     ``lam_bounds`` (a sub-interval of [0, 1]) and ``variance_bounds`` bound lambda and the output
     variance; equal bounds fix them, as CoCaBO fixes the variance at 1 and optionally the mix at
-    0.5; lambda = 1 with no categorical column gives a plain Matern GP. With
-    ``categorical_relevance`` each categorical variable gets a relevance too; a warm start of
-    another shape is not used.
+    0.5; lambda = 1 with no categorical column gives a plain Matern GP. A warm start of another
+    shape is not used.
     """
-    layout = hyperparameter_layout(x.shape[1], h.shape[1] if categorical_relevance else 0)
+    layout = hyperparameter_layout(x.shape[1])
     bounds = theta_bounds(layout, lam_bounds, variance_bounds)
     lows, highs = np.array(bounds).T
     warm_fitted = warm_start is not None and warm_start.layout == layout
     if warm_start is None or not warm_fitted:
-        warm_start = GPHyperparameters.default(layout.n_numeric, layout.n_relevances)
+        warm_start = GPHyperparameters.default(layout.n_numeric)
     starts = [np.clip(warm_start.to_theta(), lows, highs)]
     starts += [rng.uniform(lows, highs) for _ in range(max(0, n_restarts - 1))]
-    likelihood = _core.LikelihoodEvaluator(h, x, y, categorical_relevance)
+    likelihood = _core.LikelihoodEvaluator(h, x, y)
     evaluator = _posterior_objective(likelihood, negative_log_prior(prior), layout)
-
-    best_theta, failures = _best_of_starts(evaluator, starts, bounds)
-    if best_theta is None:
+    best_theta, best_value, failures = _best_of_starts(evaluator, starts, bounds)
+    if not math.isfinite(best_value):
         _logger.warning(
             f"Every one of the {len(starts)} start(s) of the GP hyperparameter fit on {len(y)} observations failed "
             f"(first reason: {failures[0] if failures else 'none reported'}); the model keeps its "
             f"{'previous' if warm_fitted else 'default'} hyperparameters."
         )
-        best_theta = starts[0]
     return GPHyperparameters.from_theta(np.clip(best_theta, lows, highs), layout)
 
 
 def _best_of_starts(
-    evaluator: Callable[[np.ndarray], tuple[float, np.ndarray]], starts: list[np.ndarray], bounds: list[tuple[float, float]]
-) -> tuple[np.ndarray | None, list[str]]:
-    """The L-BFGS-B optimum of ``evaluator`` (value and gradient) with the lowest finite value
-    over ``starts`` (None if no start gave one), and the reasons of the starts that failed."""
-    best_theta, best_value = None, math.inf
+    objective: Callable[[np.ndarray], tuple[float, np.ndarray]], starts: list[np.ndarray], bounds: list[tuple[float, float]]
+) -> tuple[np.ndarray, float, list[str]]:
+    """L-BFGS-B from each start: the best end point and its value (the first start and inf if no
+    run ended finite), and why the failed runs failed."""
+    best_theta, best_value = starts[0], math.inf
     failures: list[str] = []
     for start in starts:
         try:
             result = scipy.optimize.minimize(
-                evaluator,
-                start,
-                jac=True,
-                method="L-BFGS-B",
-                bounds=bounds,
-                options={"maxiter": MAX_LBFGS_ITERATIONS},
+                objective, start, jac=True, method="L-BFGS-B", bounds=bounds, options={"maxiter": MAX_LBFGS_ITERATIONS}
             )
         except _core.NumericalError as error:
             failures.append(str(error))  # hyperparameters whose kernel matrix cannot be factorised
@@ -221,7 +192,7 @@ def _best_of_starts(
             failures.append(f"the objective reached {result.fun}")
         elif result.fun < best_value:
             best_theta, best_value = result.x, float(result.fun)
-    return best_theta, failures
+    return best_theta, best_value, failures
 
 
 def _posterior_objective(
@@ -304,17 +275,12 @@ class ModelCache:
     Fits follow the ``RefitSchedule`` (VPBO paper, sec. 5: refits every 10 trials; long studies
     less often), warm-started from the previous fit, or in a new process from the fit that a
     ``FitStore`` kept. Between refits a model's GP grows by the new observations (an O(n^2)
-    update of its Cholesky factor) instead of being rebuilt. ``categorical_relevance``: the fits
-    learn a relevance per categorical variable.
+    update of its Cholesky factor) instead of being rebuilt.
     """
 
-    def __init__(
-        self, refit_interval: int, n_restarts: int, *, early_refits: bool = False, prior: str = "none",
-        categorical_relevance: bool = False,
-    ) -> None:
+    def __init__(self, refit_interval: int, n_restarts: int, *, early_refits: bool = False, prior: str = "none") -> None:
         self._schedule = RefitSchedule(refit_interval, n_restarts, early_refits)
         self._prior = prior
-        self._categorical_relevance = categorical_relevance
         self._fits: dict[tuple[str, ...], ModelFit] = {}
         self._gps: dict[tuple[str, ...], BuiltGP] = {}
 
@@ -338,8 +304,7 @@ class ModelCache:
         n = len(h)
         cached = self._fits.get(key)
         if cached is None and store is not None and n >= LONG_STUDY:
-            n_relevances = h.shape[1] if self._categorical_relevance else 0
-            cached = _restored(store.load(key), (x.shape[1], n_relevances), transform, values)
+            cached = _restored(store.load(key), x.shape[1], transform, values)
         if cached is not None and not self._schedule.is_due(cached.n_observations, n):
             return cached.transform(values), cached.hyperparameters, cached.transform
         fitted_transform = transform.fit(values)
@@ -348,8 +313,7 @@ class ModelCache:
         subset = training_subset(h, y, FIT_MAX_POINTS)
         n_restarts = self._schedule.restarts(n, warm_start is not None)
         fitted = fit_hyperparameters(
-            h[subset], x[subset], y[subset], rng=rng, n_restarts=n_restarts, warm_start=warm_start,
-            prior=self._prior, categorical_relevance=self._categorical_relevance,
+            h[subset], x[subset], y[subset], rng=rng, n_restarts=n_restarts, warm_start=warm_start, prior=self._prior
         )
         self._fits[key] = ModelFit(n, fitted, fitted_transform)
         if store is not None and n >= LONG_STUDY:
@@ -390,11 +354,11 @@ class ModelCache:
 
 
 def _restored(
-    stored: tuple[int, GPHyperparameters] | None, shape: tuple[int, int], transform: OutputTransform, values: np.ndarray
+    stored: tuple[int, GPHyperparameters] | None, n_numeric: int, transform: OutputTransform, values: np.ndarray
 ) -> ModelFit | None:
     """A stored fit as the cache's last fit (its output transform fitted on the current values);
-    None if there is none or its shape (numbers of lengthscales, relevances) is not ``shape``."""
-    if stored is None or not stored[1].fits(*shape):
+    None if there is none or it has not ``n_numeric`` lengthscales."""
+    if stored is None or not stored[1].fits(n_numeric):
         return None
     n_observations, hyperparameters = stored
     return ModelFit(n_observations, hyperparameters, transform.fit(values))

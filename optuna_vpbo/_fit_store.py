@@ -34,9 +34,9 @@ def attribute_name(key: tuple[str, ...]) -> str:
 
 class StudyFitStore:
     """A ``FitStore`` (``_fit``) in one study's system attributes: ``{"version":
-    STORED_FIT_VERSION, "n": observations of the fit, "n_numeric": its lengthscales,
-    "n_relevances": its categorical relevances (absent: none), "theta":
-    GPHyperparameters.to_theta()}`` as JSON."""
+    STORED_FIT_VERSION, "n": observations of the fit, "n_numeric": its lengthscales, "theta":
+    GPHyperparameters.to_theta()}`` as JSON. A record with ``"n_relevances"`` (categorical
+    relevances, stored by releases that had them) is of another layout: refitted, not read."""
 
     def __init__(self, study: Study) -> None:
         self._study = study
@@ -52,7 +52,9 @@ class StudyFitStore:
                 name = attribute_name(key)
                 _logger.debug(f"The stored fit {name} is of version {version!r}, not {STORED_FIT_VERSION!r}: refitted.")
                 return None
-            layout = hyperparameter_layout(int(record["n_numeric"]), int(record.get("n_relevances", 0)))
+            if record.get("n_relevances", 0):
+                return None
+            layout = hyperparameter_layout(int(record["n_numeric"]))
             n_observations, theta = int(record["n"]), np.asarray(record["theta"], dtype=np.float64)
         except (TypeError, ValueError, KeyError, AttributeError):
             return None
@@ -69,8 +71,6 @@ class StudyFitStore:
             "n_numeric": layout.n_numeric,
             "theta": hyperparameters.to_theta().tolist(),
         }
-        if layout.n_relevances:
-            record["n_relevances"] = layout.n_relevances
         text = json.dumps(record)
         if len(text) <= SYSTEM_ATTR_MAX_LENGTH:
             _optuna_compat.set_study_system_attr(self._study, attribute_name(key), text)

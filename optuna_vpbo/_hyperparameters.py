@@ -1,7 +1,7 @@
 """The layout of the GP's hyperparameter vector theta, read from the native core.
 
 ``native/hyperparameter_layout.hpp`` defines it once for both languages: named blocks
-``[log lengthscales (d) | log variance | log noise | lambda | log relevances (k)]``. This module
+``[log lengthscales (d) | log variance | log noise | lambda]``. This module
 turns the native blocks into indices and slices, so that the fit, the priors and the fit store
 address theta by name (``theta[layout.log_noise]``), never by position.
 """
@@ -23,13 +23,11 @@ class HyperparameterLayout:
     """Where each named block sits in theta: an index for a scalar, a slice for a vector."""
 
     n_numeric: int
-    n_relevances: int
     size: int
     log_lengthscales: slice
     log_variance: int
     log_noise: int
     lam: int
-    log_relevances: slice
 
 
 # The native blocks' names and this class's fields of them ("lambda" is a Python keyword).
@@ -38,18 +36,17 @@ _FIELDS = {
     "log_variance": "log_variance",
     "log_noise": "log_noise",
     "lambda": "lam",
-    "log_relevances": "log_relevances",
 }
 
 
 @functools.lru_cache(maxsize=256)
-def hyperparameter_layout(n_numeric: int, n_relevances: int = 0) -> HyperparameterLayout:
-    """The layout of a model with ``n_numeric`` lengthscales and ``n_relevances`` relevances
-    (``_core.HyperparameterLayout``; a ValueError on a negative count)."""
-    native = _core.HyperparameterLayout(n_numeric, n_relevances)
+def hyperparameter_layout(n_numeric: int) -> HyperparameterLayout:
+    """The layout of a model with ``n_numeric`` lengthscales (``_core.HyperparameterLayout``; a
+    ValueError on a negative count)."""
+    native = _core.HyperparameterLayout(n_numeric)
     blocks: dict[str, Any] = {}
     for block in native.blocks():
         if block.name not in _FIELDS:
             raise RuntimeError(f"the native core has a hyperparameter block {block.name!r} this package does not know")
         blocks[_FIELDS[block.name]] = block.offset if block.scalar else slice(block.offset, block.offset + block.size)
-    return HyperparameterLayout(n_numeric=n_numeric, n_relevances=n_relevances, size=native.size, **blocks)
+    return HyperparameterLayout(n_numeric=n_numeric, size=native.size, **blocks)

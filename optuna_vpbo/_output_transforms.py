@@ -6,9 +6,9 @@ is kept with the GP hyperparameters until the next refit; calling it on the curr
 fit keeps is only what must stay stable between refits (the Yeo-Johnson exponent); the
 standardisation is always that of the values passed to the call, as the data grow between refits.
 
-Transforms for heavy-tailed objectives, as used by strong peers: Yeo-Johnson power transform
-with maximum-likelihood exponent (HEBO, Cowen-Rivers et al. 2022) and the rank-based Gaussian
-copula (Casmopolitan, Wan et al. 2021). ``Standardize`` is the paper's plain standardisation.
+For heavy-tailed objectives, as strong peers do: the Yeo-Johnson power transform with
+maximum-likelihood exponent (HEBO, Cowen-Rivers et al. 2022). ``Standardize`` is the paper's plain
+standardisation.
 Constraints (values <= 0 feasible, Gardner et al. 2014) are standardised and keep the image of
 the feasibility bound 0 (``ConstraintStandardize``).
 """
@@ -19,13 +19,12 @@ import abc
 import dataclasses
 
 import numpy as np
-import scipy.special
 import scipy.stats
 from optuna.study import StudyDirection
 
 from optuna_vpbo._targets import finite_values, unit_scaled
 
-OUTPUT_TRANSFORMS = ("standardize", "yeo-johnson", "copula")
+OUTPUT_TRANSFORMS = ("standardize", "yeo-johnson")
 
 
 class FittedTransform(abc.ABC):
@@ -112,23 +111,6 @@ class YeoJohnson(OutputTransform):
 
 
 @dataclasses.dataclass(frozen=True)
-class FittedCopula(FittedTransform):
-    direction: StudyDirection
-
-    def __call__(self, values: np.ndarray) -> np.ndarray:
-        y = _to_maximize(values, self.direction)
-        ranks = scipy.stats.rankdata(y)  # ties share their mean rank
-        return standardize(scipy.special.ndtri((ranks - 0.5) / len(y)))
-
-
-class Copula(OutputTransform):
-    """Gaussian copula: the normal quantile of each value's mid-rank (Wan et al. 2021)."""
-
-    def fit(self, values: np.ndarray) -> FittedCopula:
-        return FittedCopula(self.direction)
-
-
-@dataclasses.dataclass(frozen=True)
 class FittedConstraintStandardize(FittedTransform):
     """Constraint values standardised; ``threshold`` maps the feasibility bound 0 alike."""
 
@@ -163,7 +145,6 @@ class ConstraintStandardize(OutputTransform):
 _BY_NAME: dict[str, type[OutputTransform]] = {
     "standardize": Standardize,
     "yeo-johnson": YeoJohnson,
-    "copula": Copula,
 }
 
 

@@ -39,12 +39,10 @@ from optuna_vpbo._models import (
 from optuna_vpbo._multi_objective import MAX_FRONT_STARTS, feasible_front, scalar_values, uses_hypervolume
 from optuna_vpbo._output_transforms import make_output_transform
 from optuna_vpbo._proposals import (
-    N_LOCAL_CENTRES,
     N_SCREEN_CANDIDATES,
     Proposal,
     RefinementStarts,
     Repeats,
-    local_candidates,
     propose,
     screen,
     sobol_candidates,
@@ -123,7 +121,6 @@ class TrialPipeline:
             settings.n_restarts,
             early_refits=settings.early_refits,
             prior=settings.hyperparameter_prior,
-            categorical_relevance=settings.categorical_relevance,
         )
 
     def suggest(self, study: Study, trial: FrozenTrial, search_space: Mapping[str, BaseDistribution], seed: int) -> Suggestion:
@@ -213,8 +210,6 @@ class TrialPipeline:
         if encoder.tree.is_flat:
             all_numeric = np.ones(encoder.n_numeric, dtype=bool)
             rows = screen(acquisition, rows, encoder.snap(candidates[:N_SCREEN_CANDIDATES], all_numeric), encoder.n_choices)
-        centres = observed.x[starts_order[:N_LOCAL_CENTRES]]
-        candidates = np.vstack([candidates, local_candidates(centres, self._settings.n_local_candidates, rng)])
         taken_h, taken_x = observed.taken
         starts = RefinementStarts(observed.h[starts_order], observed.x[starts_order], n_observed, taken_h, taken_x)
         return propose(
@@ -331,15 +326,10 @@ def _models_diagnostics(models: list[ObjectiveModel], encoder: TreeEncoder, hype
 
 
 def _model_diagnostics(model: ObjectiveModel, encoder: TreeEncoder) -> dict[str, Any]:
-    """The fitted model: lambda, the noise the GP factorised with, lengthscales by parameter and,
-    with the categorical relevance, the weight of each categorical parameter in the kernel."""
+    """The fitted model: lambda, the noise the GP factorised with and lengthscales by parameter."""
     hyperparameters = model.hyperparameters
-    diagnostics = {
+    return {
         "lambda": round(hyperparameters.lam, 4),
         "noise": float(f"{model.gp.noise:.3g}"),
         "lengthscales": {name: round(float(ls), 4) for name, ls in zip(encoder.numeric_names, hyperparameters.lengthscales)},
     }
-    if hyperparameters.n_relevances:
-        weights = model.gp.categorical_weights
-        diagnostics["categorical_relevance"] = {name: round(float(w), 4) for name, w in zip(encoder.categorical_names, weights)}
-    return diagnostics

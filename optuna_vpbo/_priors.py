@@ -3,19 +3,17 @@ instead of the likelihood alone.
 
 With a few dozen points, plain maximum likelihood (the VPBO paper, following CoCaBO) often puts
 lengthscales at their bounds and the noise at its floor, and the value proposals then follow a
-degenerate model (docs/decisions.md, "Hyperparameter priors"). Two priors, on the named blocks
-of the fit's coordinates theta (``_hyperparameters``: log lengthscales, log variance, log noise,
-lambda, log relevances), x in [0, 1]^d and standardised targets:
+degenerate model (docs/decisions.md, "Robust defaults"). The prior, on the named blocks of the
+fit's coordinates theta (``_hyperparameters``: log lengthscales, log variance, log noise,
+lambda), x in [0, 1]^d and standardised targets:
 
-- ``"gpsampler"``: the priors of Optuna's GPSampler (``optuna/_gp/prior.py``): on each inverse
-  squared lengthscale t = 1 / l^2 the density exp(-(0.1 / t + 0.1 t)) (mode at l = 1, heavy
-  penalties at both ends), Gamma(2, 1) on the variance, Gamma(1.1, 30) on the noise variance.
 - ``"dimension-scaled"``: Hvarfner, Hellsten and Nardi (2024), "Vanilla Bayesian optimization
   performs great in high dimensions" (BoTorch's default): LogNormal(sqrt(2) + log(d) / 2, sqrt(3))
   on each lengthscale, LogNormal(-4, 1) on the noise variance, none on the variance.
 
-Each returns -log p(theta) up to a constant and its gradient in theta; lambda and the relevances
-have no prior.
+It returns -log p(theta) up to a constant and its gradient in theta; lambda has no prior.
+``"none"`` is plain maximum likelihood (the paper's). Optuna GPSampler's priors were measured
+and not adopted (docs/decisions.md, "Robust defaults").
 """
 
 from __future__ import annotations
@@ -27,30 +25,12 @@ import numpy as np
 
 from optuna_vpbo._hyperparameters import HyperparameterLayout
 
-PRIORS = ("none", "gpsampler", "dimension-scaled")
+PRIORS = ("none", "dimension-scaled")
 # Bumped with any change of a prior's density: stored fits of another version are refitted.
 PRIORS_VERSION = 1
 
 # (-log p, gradient) of a theta of the given layout.
 NegativeLogPrior = Callable[[np.ndarray, HyperparameterLayout], tuple[float, np.ndarray]]
-
-
-def _gamma_on_log(w: float, shape: float, rate: float) -> tuple[float, float]:
-    """Gamma(shape, rate) on v = exp(w), as a function of w: -log p = -(a - 1) w + b exp(w) (up
-    to a constant) and its derivative in w."""
-    return -(shape - 1.0) * w + rate * math.exp(w), -(shape - 1.0) + rate * math.exp(w)
-
-
-def _gpsampler(theta: np.ndarray, layout: HyperparameterLayout) -> tuple[float, np.ndarray]:
-    gradient = np.zeros_like(theta)
-    log_lengthscales = theta[layout.log_lengthscales]
-    up, down = np.exp(2.0 * log_lengthscales), np.exp(-2.0 * log_lengthscales)  # l^2 and 1 / l^2
-    value = float(0.1 * (up + down).sum())
-    gradient[layout.log_lengthscales] = 0.2 * (up - down)
-    for index, (shape, rate) in ((layout.log_variance, (2.0, 1.0)), (layout.log_noise, (1.1, 30.0))):
-        block_value, gradient[index] = _gamma_on_log(theta[index], shape, rate)
-        value += block_value
-    return value, gradient
 
 
 def _log_normal_on_log(u: np.ndarray, mu: float, sigma: float) -> tuple[float, np.ndarray]:
@@ -75,7 +55,7 @@ def _none(theta: np.ndarray, layout: HyperparameterLayout) -> tuple[float, np.nd
     return 0.0, np.zeros_like(theta)
 
 
-_BY_NAME: dict[str, NegativeLogPrior] = {"none": _none, "gpsampler": _gpsampler, "dimension-scaled": _dimension_scaled}
+_BY_NAME: dict[str, NegativeLogPrior] = {"none": _none, "dimension-scaled": _dimension_scaled}
 
 
 def negative_log_prior(name: str) -> NegativeLogPrior:

@@ -35,10 +35,6 @@ SCREEN_ABOVE = 512
 N_SCREEN_CANDIDATES = 64
 N_SCREENED = 128
 N_NEIGHBOUR_SEEDS = 4
-# Local candidates: around this many of the best observed points, at steps from 1% to 20% of
-# each numeric range.
-N_LOCAL_CENTRES = 4
-LOCAL_SCALES = (0.01, 0.2)
 # SciPy's Sobol engine initialises shared tables on first use: one lock for every sampler, as
 # Optuna guards its own ``qmc.Sobol``.
 _SOBOL_LOCK = threading.Lock()
@@ -104,21 +100,6 @@ def sobol_candidates(n_numeric: int, n: int, rng: np.random.Generator) -> np.nda
         # SciPy warns that n is not a power of two: balance properties are not needed here.
         warnings.simplefilter("ignore", UserWarning)
         return qmc.Sobol(n_numeric, scramble=True, seed=rng).random(n)
-
-
-def local_candidates(centres: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` points around the ``centres`` (best first, taken in turn), each a Gaussian step of
-    a scale drawn log-uniformly in [``LOCAL_SCALES``] (in [0, 1] units), clipped to the box.
-
-    Sobol points rarely fall near an incumbent on a multimodal numeric part, so a combination's
-    proposal would miss the improvement next to the best point (GPSampler starts its local
-    search from its best trial for the same reason).
-    """
-    if n == 0 or len(centres) == 0 or centres.shape[1] == 0:
-        return np.zeros((0, centres.shape[1]))
-    origins = centres[np.arange(n) % len(centres)]
-    scales = np.exp(rng.uniform(np.log(LOCAL_SCALES[0]), np.log(LOCAL_SCALES[1]), size=(n, 1)))
-    return np.clip(origins + scales * rng.standard_normal(origins.shape), 0.0, 1.0)
 
 
 def refine(

@@ -18,11 +18,10 @@ class VPBOSettings:
 
     ``VPBOSettings()`` holds the defaults (chosen on the tuning half of the broad suite and the
     paper suite: docs/decisions.md, "Robust defaults" and "Every seed");
-    ``VPBOSettings.paper()`` the paper's algorithm (Zuo et al., sec. 5). Change some fields of either with ``replace``, e.g.
-    ``VPBOSettings.paper().replace(n_refine=3)``. Every field is checked when the object is made:
-    a value of the wrong type raises TypeError, a value out of range or an unknown name
-    ValueError. Fields marked *opt-in* are switches the measurements did not adopt as defaults;
-    they stay for ablations and for the cases the docs name.
+    ``VPBOSettings.paper()`` the paper's algorithm (Zuo et al., sec. 5). Change some fields of
+    either with ``replace``, e.g. ``VPBOSettings.paper().replace(n_refine=3)``. Every field is
+    checked when the object is made: a value of the wrong type raises TypeError, a value out of
+    range or an unknown name ValueError.
 
     Attributes:
         n_startup_trials: Size of the initial design: value proposals start once this many trials
@@ -35,8 +34,6 @@ class VPBOSettings:
             random.
         n_candidates: Scrambled Sobol numeric candidates drawn per trial and shared by all
             combinations: a combination's value proposal is the best acquisition value among them.
-        n_local_candidates: Opt-in: further shared candidates, Gaussian steps (1 % to 20 % of
-            each range) around the 4 best observed points (the Pareto front's with log EHVI).
         n_refine: L-BFGS-B refinement of the numeric point of the chosen combination (0: none).
             With one objective (and with ParEGO) up to ``n_refine`` runs: from the best candidate
             and from up to ``n_refine - 1`` observed points of that combination, best first. With
@@ -48,8 +45,8 @@ class VPBOSettings:
             trials (every trial up to 20), as fits on few points say little about later ones.
         hyperparameter_prior: The fit maximises the likelihood times this prior:
             ``"dimension-scaled"`` (LogNormal lengthscales scaled with the dimension, Hvarfner et
-            al. 2024), ``"none"`` (maximum likelihood, the paper's; try it when the optimum is a
-            narrow basin in a flat region) or, opt-in, ``"gpsampler"`` (Optuna GPSampler's priors).
+            al. 2024) or ``"none"`` (maximum likelihood, the paper's; try it when the optimum is a
+            narrow basin in a flat region).
         stall_trials: Stall safeguard (0: off): once the best trial is at least this many
             complete trials old, every odd-numbered trial proposes only among the combinations
             (leaves) observed least, so that a branch the model wrote off early is tried again.
@@ -65,16 +62,12 @@ class VPBOSettings:
             ``min(512, max_enumerated_combinations)`` combinations.
         output_transform: How objective values become the GP's targets: ``"yeo-johnson"``
             (standardise, a Yeo-Johnson power transform with its exponent fitted by maximum
-            likelihood, standardise again), ``"standardize"`` (the paper's) or, opt-in,
-            ``"copula"`` (the normal quantile of each value's mid-rank).
+            likelihood, standardise again) or ``"standardize"`` (the paper's).
         multi_objective: ``"ehvi"``: a study with 2 or 3 objectives gets one GP per objective and
             value proposals by log expected hypervolume improvement, when the space has at most
             ``min(512, max_enumerated_combinations)`` combinations or leaves; more objectives,
             larger spaces and the MES half of the initial design use ParEGO (a random augmented
             Chebyshev scalarisation per trial, one GP on it). ``"parego"``: ParEGO always.
-        categorical_relevance: Opt-in: learn one relevance per categorical parameter with the GP
-            hyperparameters; the overlap kernel then weighs the parameters by their normalised
-            relevances instead of equally (the diagnostics show the weights).
         pruned_trials: ``"impute"``: a pruned trial joins the objective GP at a pessimistic final
             value imputed from its last intermediate value (single objective), and counts toward
             the initial design; ``"ignore"`` (the paper's): complete trials only
@@ -90,7 +83,6 @@ class VPBOSettings:
     n_startup_trials: int = 16
     search_initialization: bool = True
     n_candidates: int = 512
-    n_local_candidates: int = 0
     n_refine: int = 3
     refit_interval: int = 10
     early_refits: bool = True
@@ -100,7 +92,6 @@ class VPBOSettings:
     max_enumerated_combinations: int = 4096
     output_transform: str = "yeo-johnson"
     multi_objective: str = "ehvi"
-    categorical_relevance: bool = False
     pruned_trials: str = "impute"
     failed_trials: str = "both"
 
@@ -126,9 +117,9 @@ class VPBOSettings:
     def __post_init__(self) -> None:
         for name in ("n_candidates", "refit_interval", "n_restarts", "max_enumerated_combinations"):
             _check_int(name, getattr(self, name), minimum=1)
-        for name in ("n_startup_trials", "n_refine", "n_local_candidates", "stall_trials"):
+        for name in ("n_startup_trials", "n_refine", "stall_trials"):
             _check_int(name, getattr(self, name), minimum=0)
-        for name in ("search_initialization", "early_refits", "categorical_relevance"):
+        for name in ("search_initialization", "early_refits"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be a bool, got {getattr(self, name)!r}.")
         for name in ("hyperparameter_prior", "output_transform", "multi_objective", "pruned_trials", "failed_trials"):

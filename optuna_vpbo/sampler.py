@@ -60,7 +60,7 @@ class VPBOSampler(BaseSampler):
 
     Args:
         seed: Seed of the sampler's random numbers; the same seed gives the same suggestions.
-        n_startup_trials: Size of the initial design; None: the settings' value (10; paper: 24).
+        n_startup_trials: Size of the initial design; None: the settings' value.
         constraints_func: The older way of giving constraints (values <= 0 are feasible), as in
             Optuna's samplers; constraints set with ``trial.set_constraint`` need no argument.
         independent_sampler: Sampler for parameters outside the relative search space and for

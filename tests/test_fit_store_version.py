@@ -4,6 +4,7 @@ version, or an old unversioned one, is refitted, not read as a vector of a plaus
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import optuna
@@ -43,6 +44,24 @@ def test_an_unversioned_or_other_version_fit_of_plausible_length_is_ignored():
         assert store.load((f"version {version}",)) is None
     assert store.load(("before versions",)) is None
     assert store.load(("unversioned",)) is None
+
+
+def test_the_previous_releases_records_are_read_and_those_with_relevances_refitted():
+    """Records as the release with categorical relevances wrote them (7dddf86): one without
+    relevances is the same format today and is read; one with relevances (``n_relevances``, theta
+    longer by one log relevance per categorical) is of a layout that left, and is refitted, also
+    when its theta has the length of a fit without them."""
+    study = optuna.create_study()
+    store = StudyFitStore(study)
+    theta = [math.log(0.3), math.log(0.5), math.log(1.3), math.log(1e-4), 0.4]
+    write(study, ("plain",), {"version": "layout-1/priors-1", "n": 400, "n_numeric": 2, "theta": theta})
+    n, loaded = store.load(("plain",))
+    assert n == 400 and np.array_equal(loaded.to_theta(), theta)
+    with_relevances = {"version": "layout-1/priors-1", "n": 400, "n_numeric": 2, "theta": [*theta, 0.0, 1.0], "n_relevances": 2}
+    write(study, ("relevances",), with_relevances)
+    assert store.load(("relevances",)) is None
+    write(study, ("plausible length",), {**with_relevances, "n_numeric": 1, "theta": theta, "n_relevances": 1})
+    assert store.load(("plausible length",)) is None
 
 
 def objective(trial: optuna.Trial) -> float:

@@ -11,7 +11,6 @@ from optuna.study import StudyDirection
 from optuna_vpbo._output_transforms import (
     OUTPUT_TRANSFORMS,
     ConstraintStandardize,
-    Copula,
     FittedYeoJohnson,
     Standardize,
     YeoJohnson,
@@ -82,16 +81,6 @@ def test_yeo_johnson_without_an_exponent_fits_one_per_call() -> None:
     np.testing.assert_array_equal(fitted(values), YeoJohnson(MAX).fit(values)(values))
 
 
-def test_copula_is_the_normal_quantile_of_mid_ranks() -> None:
-    values = np.array([3.0, 1.0, 2.0, 2.0, 10.0])
-    y = Copula(MAX).fit(values)(values)
-    # Mid-ranks 4, 1, 2.5, 2.5, 5 of n = 5: quantiles at (rank - 0.5) / 5.
-    expected = scipy.stats.norm.ppf((np.array([4.0, 1.0, 2.5, 2.5, 5.0]) - 0.5) / 5)
-    np.testing.assert_allclose(y, zscore(expected), atol=1e-12)
-    minimised = Copula(MIN).fit(values)(values)
-    np.testing.assert_allclose(minimised, -y, atol=1e-12)  # symmetric quantiles
-
-
 def test_infinite_values_are_clipped_with_a_warning() -> None:
     values = np.array([1.0, np.inf, 3.0, -np.inf])
     with pytest.warns(UserWarning, match="infinite"):
@@ -111,7 +100,7 @@ def test_constraint_threshold_is_the_image_of_zero() -> None:
 @pytest.mark.parametrize("name", OUTPUT_TRANSFORMS)
 def test_factory_builds_each_transform(name: str) -> None:
     transform = make_output_transform(name, MIN)
-    assert type(transform) is {"standardize": Standardize, "yeo-johnson": YeoJohnson, "copula": Copula}[name]
+    assert type(transform) is {"standardize": Standardize, "yeo-johnson": YeoJohnson}[name]
     assert transform.direction == MIN
 
 

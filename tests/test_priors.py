@@ -45,21 +45,6 @@ def test_dimension_scaled_prior_is_scipys_lognormal_up_to_a_constant() -> None:
     assert prior(a, hyperparameter_layout(d))[0] - prior(b, hyperparameter_layout(d))[0] == pytest.approx(reference(a) - reference(b), rel=1e-9)
 
 
-def test_gpsampler_prior_matches_gamma_densities_up_to_a_constant() -> None:
-    d = 2
-    prior = negative_log_prior("gpsampler")
-
-    def reference(theta: np.ndarray) -> float:
-        t = np.exp(-2 * theta[:d])  # inverse squared lengthscales
-        variance, noise = math.exp(theta[d]), math.exp(theta[d + 1])
-        log_p = -(0.1 / t + 0.1 * t).sum() + scipy.stats.gamma.logpdf(variance, 2.0, scale=1.0) + scipy.stats.gamma.logpdf(noise, 1.1, scale=1 / 30)
-        return -float(log_p)
-
-    rng = np.random.default_rng(3)
-    a, b = _theta(d, rng), _theta(d, rng)
-    assert prior(a, hyperparameter_layout(d))[0] - prior(b, hyperparameter_layout(d))[0] == pytest.approx(reference(a) - reference(b), rel=1e-9)
-
-
 def test_unknown_prior_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="hyperparameter_prior must be one of"):
         negative_log_prior("flat")
@@ -67,7 +52,7 @@ def test_unknown_prior_is_a_clear_error() -> None:
 
 def test_a_prior_keeps_a_few_points_from_degenerate_lengthscales() -> None:
     """Eight points of a smooth function of x1 alone in 4 dimensions: maximum likelihood sends
-    lengthscales to their bounds; the GPSampler prior keeps every one within [0.05, 10]."""
+    lengthscales to their bounds; the dimension-scaled prior keeps every one within [0.05, 10]."""
     rng = np.random.default_rng(0)
     x = rng.random((8, 4))
     y = np.sin(3 * x[:, 0]) + 0.1 * x[:, 1]
@@ -75,6 +60,6 @@ def test_a_prior_keeps_a_few_points_from_degenerate_lengthscales() -> None:
     h = np.zeros((8, 0), dtype=np.int32)
     kwargs = dict(rng=np.random.default_rng(0), n_restarts=3, lam_bounds=(1.0, 1.0))
     plain = fit_hyperparameters(h, x, y, **kwargs)
-    with_prior = fit_hyperparameters(h, x, y, prior="gpsampler", **kwargs)
+    with_prior = fit_hyperparameters(h, x, y, prior="dimension-scaled", **kwargs)
     assert plain.lengthscales.max() > 10 or plain.lengthscales.min() < 0.05
     assert 0.05 <= with_prior.lengthscales.min() and with_prior.lengthscales.max() <= 10

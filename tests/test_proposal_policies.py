@@ -1,5 +1,5 @@
-"""The small policies around the value proposals: local candidates near the best points and the
-stall safeguard that sends a stuck study to its least observed combinations."""
+"""The small policies around the value proposals: the stall safeguard that sends a stuck study to
+its least observed combinations."""
 
 from __future__ import annotations
 
@@ -9,29 +9,6 @@ import pytest
 
 from conftest import make_sampler
 from optuna_vpbo._combinations import is_stalled, least_observed
-from optuna_vpbo._proposals import LOCAL_SCALES, local_candidates
-
-
-def test_local_candidates_stay_in_the_box_and_near_their_centres() -> None:
-    rng = np.random.default_rng(0)
-    centres = np.array([[0.5, 0.5, 0.5], [0.0, 1.0, 0.2]])
-    points = local_candidates(centres, 4000, rng)
-    assert points.shape == (4000, 3)
-    assert points.min() >= 0.0 and points.max() <= 1.0
-    # Centres are taken in turn; steps are Gaussian with scales up to LOCAL_SCALES[1].
-    around_first = points[0::2]
-    assert np.abs(np.median(around_first - centres[0], axis=0)).max() < 0.01
-    assert np.abs(around_first - centres[0]).max() < 6 * LOCAL_SCALES[1]
-    # Multi-scale: some steps are tiny, some are large.
-    steps = np.linalg.norm(around_first - centres[0], axis=1)
-    assert np.quantile(steps, 0.1) < 0.05 < 0.2 < np.quantile(steps, 0.9)
-
-
-def test_no_local_candidates_consume_no_random_numbers() -> None:
-    rng = np.random.default_rng(3)
-    assert local_candidates(np.zeros((2, 4)), 0, rng).shape == (0, 4)
-    assert local_candidates(np.zeros((0, 4)), 10, rng).shape == (0, 4)
-    assert rng.random() == np.random.default_rng(3).random()
 
 
 def test_a_study_stalls_only_after_the_stall_and_on_odd_trials() -> None:

@@ -18,7 +18,7 @@ from optuna.study import StudyDirection
 from optuna_vpbo import VPBOSampler, _core, _fit
 from optuna_vpbo._fit import GPHyperparameters, fit_hyperparameters, theta_bounds
 from optuna_vpbo._optuna_compat import get_trials
-from optuna_vpbo._output_transforms import ConstraintStandardize, Copula, Standardize, YeoJohnson
+from optuna_vpbo._output_transforms import ConstraintStandardize, Standardize, YeoJohnson
 from optuna_vpbo._pending import pending_points, publish
 from optuna_vpbo._search_tree import SearchTree
 from optuna_vpbo._targets import scalarized_values
@@ -146,7 +146,7 @@ def test_transforms_of_extreme_values_are_finite_and_scale_free(scale):
     values = base * scale
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        for transform in (Standardize(StudyDirection.MINIMIZE), YeoJohnson(StudyDirection.MAXIMIZE), Copula(StudyDirection.MAXIMIZE)):
+        for transform in (Standardize(StudyDirection.MINIMIZE), YeoJohnson(StudyDirection.MAXIMIZE)):
             targets = transform.fit(values)(values)
             reference = transform.fit(base)(base)
             assert np.all(np.isfinite(targets))

@@ -6,14 +6,14 @@ A page marks a table with ``<!-- table: ARGS -->`` ... ``<!-- /table -->``; ARGS
 arguments of ``vpbo-benchmark table``. ``docs`` replaces what lies between the markers with the
 table that ARGS give and a line that names the command, so a page never holds a table pasted by
 hand. The runs are read through :func:`.report.collect` (and the hypervolume and overhead
-modules' own loaders), never from the files directly.
+modules' own loaders), never from the files directly. The sampler's own tables (its arguments,
+its settings) are drawn from the code by ``docs/tables.py``.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import inspect
 import math
 import re
 import shlex
@@ -22,7 +22,6 @@ from pathlib import Path
 
 import numpy as np
 
-from optuna_vpbo import VPBOSampler, VPBOSettings
 from vpbo_benchmarks import overhead
 from vpbo_benchmarks.hypervolume import hypervolume_table
 from vpbo_benchmarks.report import ProblemRuns, collect, format_mean_se, lower_is_better, mean_se_over_runs, trace
@@ -182,66 +181,14 @@ def wide_table(
     return "\n".join(lines)
 
 
-def docstring_arguments(doc: str, section: str = "Args") -> dict[str, str]:
-    """A section (``Args:``, ``Attributes:``) of a Google-style docstring: each name's text, on
-    one line."""
-    parts = re.split(rf"\n\s*{section}:\s*\n", doc, maxsplit=1)
-    if len(parts) < 2:
-        return {}
-    entries: dict[str, str] = {}
-    indent = None
-    for line in parts[1].splitlines():
-        if not line.strip():
-            if entries:
-                break  # the section ends at the first blank line after it began
-            continue
-        width = len(line) - len(line.lstrip())
-        indent = width if indent is None else indent
-        match = re.match(r"(\w+): (.*)", line.strip())
-        if width == indent and match:
-            entries[match.group(1)] = match.group(2)
-        elif width > indent and entries:
-            entries[next(reversed(entries))] += " " + line.strip()
-        else:
-            break
-    return entries
-
-
-def _markdown(text: str) -> str:
-    return text.replace("``", "`").replace("|", "\\|")
-
-
-def arguments_table() -> str:
-    """VPBOSampler's constructor arguments: the default and the docstring's description."""
-    described = docstring_arguments(VPBOSampler.__doc__ or "")
-    lines = ["| argument | default | meaning |", "|---|---|---|"]
-    for name, parameter in inspect.signature(VPBOSampler).parameters.items():
-        lines.append(f"| `{name}` | `{parameter.default!r}` | {_markdown(described.get(name, '-'))} |")
-    return "\n".join(lines)
-
-
-def settings_table() -> str:
-    """The fields of VPBOSettings: the default, the paper preset's value where it differs, and
-    the docstring's whole description."""
-    defaults, paper = VPBOSettings(), VPBOSettings.paper()
-    described = docstring_arguments(VPBOSettings.__doc__ or "", "Attributes")
-    lines = ["| setting | default | `VPBOSettings.paper()` | meaning |", "|---|---|---|---|"]
-    for field in dataclasses.fields(VPBOSettings):
-        default, paper_value = getattr(defaults, field.name), getattr(paper, field.name)
-        paper_cell = f"`{paper_value!r}`" if paper_value != default else ""
-        meaning = _markdown(described.get(field.name, "-"))
-        lines.append(f"| `{field.name}` | `{default!r}` | {paper_cell} | {meaning} |")
-    return "\n".join(lines)
-
-
 def table_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=f"{COMMAND} table", description="a condensed Markdown table of stored runs")
     parser.add_argument(
         "kind",
-        choices=["long", "wide", "hypervolume", "overhead", "arguments", "settings"],
+        choices=["long", "wide", "hypervolume", "overhead"],
         help="long: a row per problem and sampler; wide: a row per problem and number of trials, a column "
         "per sampler; hypervolume: of multi-objective runs; overhead: the stored overhead run (--out its "
-        "folder); arguments: VPBOSampler's constructor arguments; settings: the fields of VPBOSettings",
+        "folder)",
     )
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results"), help="folder of the stored runs")
     parser.add_argument("--file", default=overhead.OVERHEAD_FILE, help="overhead: the JSON file in --out")
@@ -290,10 +237,6 @@ def render_table(arguments: Sequence[str], root: Path = Path("."), cache: RunCac
     ``cache`` keeps the loaded runs between tables)."""
     args = table_parser().parse_args(list(arguments))
     out = root / args.out
-    if args.kind == "arguments":
-        return arguments_table()
-    if args.kind == "settings":
-        return settings_table()
     if args.kind == "overhead":
         results, record = overhead.load_results(out / args.file)
         return overhead.overhead_table(
