@@ -47,6 +47,7 @@ from optuna_vpbo._proposals import (
     screen,
     sobol_candidates,
 )
+from optuna_vpbo._repeat_policy import may_repeat_complete
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import VPBOSettings
 from optuna_vpbo._tree_encoder import TreeEncoder
@@ -106,11 +107,19 @@ class _Observations:
         """Which rows of the objective model are complete trials (the others are imputed)."""
         return np.arange(len(self.h)) < len(self.complete)
 
-    def repeats(self) -> Repeats:
-        """The pruned and failed trials, not to be proposed again."""
+    def repeats(self, complete_too: bool) -> Repeats:
+        """The pruned and failed trials, not to be proposed again, and with ``complete_too`` the
+        complete ones as well (``_repeat_policy``)."""
         h, x = self.finished
-        n_complete = len(self.complete)
-        return Repeats(h[n_complete:], x[n_complete:], self.encoder.repeat_tolerance())
+        first = 0 if complete_too else len(self.complete)
+        return Repeats(h[first:], x[first:], self.encoder.repeat_tolerance())
+
+    def may_repeat_complete(self, policy: str, models: list[ObjectiveModel]) -> bool:
+        """Whether a complete configuration may be proposed again (``_repeat_policy``)."""
+        n = len(self.complete)
+        noise = [m.gp.noise for m in models]
+        signal = [m.hyperparameters.variance for m in models]
+        return may_repeat_complete(policy, self.h[:n], self.x[:n], self.values[:n], noise, signal)
 
 
 class TrialPipeline:
@@ -137,8 +146,10 @@ class TrialPipeline:
         constraints, feasible = self._feasibility(observed, data, rng)
         candidates = sobol_candidates(observed.encoder.n_numeric, self._settings.n_candidates, rng)
         diagnostics = _models_diagnostics(models, observed.encoder, hypervolume) | _state_diagnostics(observed, self._settings)
+        repeat_complete = observed.may_repeat_complete(self._settings.complete_repeats, models)
+        repeats = observed.repeats(complete_too=not repeat_complete)
         if n_finished < self._settings.n_startup_trials:
-            return _search_initialization(models[0], observed, candidates, rng, diagnostics)
+            return _search_initialization(models[0], observed, candidates, rng, diagnostics, repeats)
         if hypervolume:
             term = _acquisition.log_expected_hypervolume_improvement(models, feasible)
             starts_order = feasible_front(np.column_stack([m.targets for m in models]), feasible)
@@ -151,8 +162,11 @@ class TrialPipeline:
             stalled = is_stalled(len(observed.complete), int(starts_order[0]), self._settings.stall_trials, trial.number)
             phase = {"phase": "proposals", "stalled": stalled}
         acquisition = _acquisition.with_feasibility(term, constraints)
-        proposal = self._propose(acquisition, observed, candidates, starts_order, n_observed, rng, phase.get("stalled", False))
+        proposal = self._propose(
+            acquisition, observed, candidates, (starts_order, n_observed), rng, repeats, phase.get("stalled", False)
+        )
         details = {**phase, "top_proposals": _ranking(proposal, observed.encoder), **diagnostics}
+        details |= _repeat_diagnostics(observed, proposal)
         return _suggestion(proposal, observed.encoder, {**details, **_success_diagnostics(constraints, proposal)})
 
     def _objective_models(
@@ -195,14 +209,15 @@ class TrialPipeline:
         acquisition: Any,
         observed: _Observations,
         candidates: np.ndarray,
-        starts_order: np.ndarray,
-        n_observed: int | None,
+        refinement: tuple[np.ndarray, int | None],
         rng: np.random.Generator,
+        repeats: Repeats,
         stalled: bool = False,
     ) -> Proposal:
-        """Value proposals over the candidate rows (``stalled``: the least observed of them);
-        refinement from the observed points in ``starts_order`` (at most ``n_observed`` of them;
-        None: no refinement)."""
+        """Value proposals over the candidate rows (``stalled``: the least observed of them),
+        none at a point of ``repeats``; refinement from the observed points in the order
+        ``refinement[0]`` (at most ``refinement[1]`` of them; None: no refinement)."""
+        starts_order, n_observed = refinement
         encoder = observed.encoder
         rows = candidate_rows(encoder, self._settings.max_enumerated_combinations, rng, observed.h[starts_order])
         if stalled:
@@ -220,7 +235,7 @@ class TrialPipeline:
             starts,
             snap=encoder.snap,
             n_ranking=N_RANKING,
-            repeats=observed.repeats(),
+            repeats=repeats,
         )
 
 
@@ -274,22 +289,38 @@ def _model_data(study: Study, observed: _Observations) -> ModelData:
 
 
 def _search_initialization(
-    model: ObjectiveModel, observed: _Observations, candidates: np.ndarray, rng: np.random.Generator, diagnostics: dict[str, Any]
+    model: ObjectiveModel, observed: _Observations, candidates: np.ndarray, rng: np.random.Generator, diagnostics: dict[str, Any],
+    repeats: Repeats,
 ) -> Suggestion:
     """The second half of the initial design: a random row, its numeric part by MES; another
-    random row while the point repeats a pruned or failed trial (``MAX_DESIGN_DRAWS`` draws)."""
+    random row while the point repeats one of ``repeats`` (``MAX_DESIGN_DRAWS`` draws). Where the
+    complete trials are among ``repeats`` (``_repeat_policy``), MES chooses among the candidates
+    that repeat none."""
     encoder = observed.encoder
     points = random_points(encoder, N_MAX_VALUE_POINTS, rng)
     max_values = max_value_samples(model.gp, points, observed.h, observed.x, float(model.targets.max()), rng)
-    repeats = observed.repeats()
+    complete_included = len(repeats) > len(observed.pruned) + len(observed.failed)
     for _ in range(MAX_DESIGN_DRAWS):
         row = encoder.random_rows(1, rng)[0]
         mask = encoder.numeric_masks(row.reshape(1, -1))[0]
         snapped = encoder.snap(candidates, mask)
+        if complete_included and encoder.n_numeric:
+            free = snapped[~repeats.mask(row, snapped)]
+            snapped = free if len(free) else snapped
         x_next = mes_numeric_point(model.gp, row, max_values, snapped) if encoder.n_numeric else np.zeros(0)
         if not repeats.contains(row, x_next):
             break
     return Suggestion(encoder.decode(row, x_next), None, {"phase": "mes", **diagnostics})
+
+
+def _repeat_diagnostics(observed: _Observations, proposal: Proposal) -> dict[str, Any]:
+    """The number of the first complete trial whose configuration the chosen point repeats (within
+    ``TreeEncoder.repeat_tolerance``), if any: how often a repeat happens is in the diagnostics."""
+    n = len(observed.complete)
+    same_row = np.all(observed.h[:n] == proposal.row, axis=1)
+    close = np.all(np.abs(observed.x[:n] - proposal.x) <= observed.encoder.repeat_tolerance(), axis=1)
+    hits = np.flatnonzero(same_row & close)
+    return {"repeats_trial": observed.complete[int(hits[0])].number} if len(hits) else {}
 
 
 def _suggestion(proposal: Proposal, encoder: TreeEncoder, diagnostics: dict[str, Any]) -> Suggestion:

@@ -7,6 +7,7 @@ from typing import Any
 
 from optuna_vpbo._output_transforms import validate_output_transform
 from optuna_vpbo._priors import negative_log_prior
+from optuna_vpbo._repeat_policy import COMPLETE_REPEATS
 from optuna_vpbo._trial_states import FAILED_TRIALS, PRUNED_TRIALS
 
 MULTI_OBJECTIVE_METHODS = ("ehvi", "parego")
@@ -78,6 +79,12 @@ class VPBOSettings:
             one of the two; ``"ignore"`` (the paper's): nothing. Failed trials count toward the
             initial design unless ignored. Either way, a pruned or failed configuration is not
             proposed again while the space has other points.
+        complete_repeats: ``"when-noisy"``: a complete configuration is proposed again only when
+            the study shows a noisy objective (no configuration evaluated twice gave the same value
+            twice, and the fitted noise is at least a tenth of the GP's variance) and its
+            acquisition is the best; else, after the random part of the initial design, not while
+            the candidates hold another point (``_repeat_policy``; the diagnostics' ``repeats_trial``
+            names the trial a repeat repeats). ``"allowed"`` (the paper's): as any other point.
     """
 
     n_startup_trials: int = 16
@@ -94,6 +101,7 @@ class VPBOSettings:
     multi_objective: str = "ehvi"
     pruned_trials: str = "impute"
     failed_trials: str = "both"
+    complete_repeats: str = "when-noisy"
 
     @classmethod
     def paper(cls) -> VPBOSettings:
@@ -122,7 +130,9 @@ class VPBOSettings:
         for name in ("search_initialization", "early_refits"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be a bool, got {getattr(self, name)!r}.")
-        for name in ("hyperparameter_prior", "output_transform", "multi_objective", "pruned_trials", "failed_trials"):
+        for name in (
+            "hyperparameter_prior", "output_transform", "multi_objective", "pruned_trials", "failed_trials", "complete_repeats"
+        ):
             if not isinstance(getattr(self, name), str):
                 raise TypeError(f"{name} must be a str, got {getattr(self, name)!r}.")
         validate_output_transform(self.output_transform)
@@ -131,7 +141,9 @@ class VPBOSettings:
             raise ValueError(
                 f"multi_objective must be one of {MULTI_OBJECTIVE_METHODS}, got {self.multi_objective!r}."
             )
-        for name, choices in (("pruned_trials", PRUNED_TRIALS), ("failed_trials", FAILED_TRIALS)):
+        for name, choices in (
+            ("pruned_trials", PRUNED_TRIALS), ("failed_trials", FAILED_TRIALS), ("complete_repeats", COMPLETE_REPEATS)
+        ):
             if getattr(self, name) not in choices:
                 raise ValueError(f"{name} must be one of {choices}, got {getattr(self, name)!r}.")
 
@@ -163,6 +175,7 @@ PRESETS: dict[str, VPBOSettings] = {
         stall_trials=0,
         pruned_trials="ignore",
         failed_trials="ignore",
+        complete_repeats="allowed",
     ),
     "default": VPBOSettings(),
 }

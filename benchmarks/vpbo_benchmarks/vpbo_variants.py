@@ -39,6 +39,7 @@ V2_SETTINGS: Mapping[str, Any] = MappingProxyType(
         "multi_objective": "ehvi",
         "pruned_trials": "impute",
         "failed_trials": "both",
+        "complete_repeats": "allowed",
     }
 )
 V1_SETTINGS: Mapping[str, Any] = MappingProxyType({**V2_SETTINGS, "n_startup_trials": 10, "stall_trials": 0})
@@ -61,6 +62,7 @@ PAPER_SETTINGS: Mapping[str, Any] = MappingProxyType(
         "multi_objective": "ehvi",
         "pruned_trials": "ignore",
         "failed_trials": "ignore",
+        "complete_repeats": "allowed",
     }
 )
 REFERENCES: Mapping[str, Mapping[str, Any]] = MappingProxyType(

@@ -1,0 +1,91 @@
+"""A complete configuration is proposed again only when the study shows a noisy objective
+(``optuna_vpbo._repeat_policy``, issue 27's "no wasted repeats")."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import optuna
+import pytest
+
+from optuna_vpbo import VPBOSampler, VPBOSettings
+from optuna_vpbo._repeat_policy import evaluated_twice_with_equal_values, fits_noise, may_repeat_complete
+
+
+def test_equal_values_of_a_repeated_configuration_say_deterministic() -> None:
+    h = np.array([[0], [1], [0]], dtype=np.int32)
+    x = np.array([[0.25], [0.5], [0.25]])
+    assert evaluated_twice_with_equal_values(h, x, np.array([[1.0], [2.0], [1.0]]))
+    assert not evaluated_twice_with_equal_values(h, x, np.array([[1.0], [2.0], [1.5]]))
+    # Another row or another x is another configuration.
+    assert not evaluated_twice_with_equal_values(h, np.array([[0.25], [0.5], [0.26]]), np.array([[1.0], [2.0], [1.0]]))
+    assert not evaluated_twice_with_equal_values(h[:1], x[:1], np.array([[1.0]]))
+
+
+def test_equal_values_compare_relative_to_their_magnitude() -> None:
+    h = np.zeros((2, 0), dtype=np.int32)
+    x = np.array([[0.5], [0.5]])
+    assert evaluated_twice_with_equal_values(h, x, np.array([[1e6], [1e6 * (1 + 1e-14)]]))
+    assert not evaluated_twice_with_equal_values(h, x, np.array([[1e6], [1e6 * (1 + 1e-9)]]))
+
+
+def test_noise_counts_as_a_share_of_the_fitted_variance() -> None:
+    assert fits_noise([0.2], [1.0]) and not fits_noise([0.05], [1.0])
+    assert not fits_noise([0.2, 0.01], [1.0, 1.0])  # every model must be noisy
+
+
+def test_the_paper_policy_allows_every_repeat() -> None:
+    h, x = np.zeros((2, 0), dtype=np.int32), np.array([[0.5], [0.5]])
+    assert may_repeat_complete("allowed", h, x, np.array([[1.0], [1.0]]), [1e-6], [1.0])
+    assert not may_repeat_complete("when-noisy", h, x, np.array([[1.0], [1.0]]), [0.5], [1.0])
+    assert may_repeat_complete("when-noisy", h, x, np.array([[1.0], [1.2]]), [0.5], [1.0])
+    assert not may_repeat_complete("when-noisy", h, x, np.array([[1.0], [1.2]]), [0.01], [1.0])
+
+
+def test_the_setting_is_validated_and_the_paper_keeps_repeats() -> None:
+    assert VPBOSettings().complete_repeats == "when-noisy"
+    assert VPBOSettings.paper().complete_repeats == "allowed"
+    with pytest.raises(ValueError, match="complete_repeats must be one of"):
+        VPBOSettings(complete_repeats="never")
+
+
+def _kinks(trial: optuna.Trial) -> float:
+    """A deterministic objective over 60 int points with a jump the GP cannot fit smoothly: the
+    kind of landscape on which repeats happened (a k-nearest-neighbours loss, docs/decisions.md)."""
+    k = trial.suggest_int("k", 1, 15)
+    p = trial.suggest_int("p", 1, 4)
+    return (3.0 if k <= 2 else 0.0) + 0.02 * abs(k - 11) + 0.05 * abs(p - 1) + 0.001 * math.sin(k * p)
+
+
+def _repeats_after_design(settings: VPBOSettings, seed: int, n_trials: int) -> list[int]:
+    study = optuna.create_study(sampler=VPBOSampler(seed=seed, settings=settings))
+    study.optimize(_kinks, n_trials=n_trials)
+    seen: set[tuple[int, int]] = set()
+    repeats = []
+    for t in study.trials:
+        key = (t.params["k"], t.params["p"])
+        if key in seen and t.number >= settings.n_random_startup_trials:
+            repeats.append(t.number)
+        seen.add(key)
+    return repeats
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_deterministic_int_space_gets_no_repeat_while_points_remain(seed: int) -> None:
+    settings = VPBOSettings(n_startup_trials=8)
+    assert _repeats_after_design(settings, seed, 40) == []
+
+
+def test_once_every_point_is_taken_a_repeat_is_made_and_named_in_the_diagnostics() -> None:
+    def three_points(trial: optuna.Trial) -> float:
+        return float((trial.suggest_int("k", 1, 3) - 2) ** 2)
+
+    sampler = VPBOSampler(seed=0, record_proposals=True, settings=VPBOSettings(n_startup_trials=2))
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(three_points, n_trials=8)
+    assert {t.params["k"] for t in study.trials} == {1, 2, 3}
+    numbers = {t.params["k"]: min(u.number for u in study.trials if u.params["k"] == t.params["k"]) for t in study.trials}
+    named = [t.user_attrs["vpbo"].get("repeats_trial") for t in study.trials[4:]]
+    assert all(n in numbers.values() for n in named if n is not None)
+    assert any(n is not None for n in named)
