@@ -104,13 +104,13 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
 
 def add_list(commands: Subcommands) -> dict[str, Handler]:
     parser = commands.add_parser("list", help="the problems (search space, optimum) and the samplers")
-    parser.add_argument("--problems", type=names, default=list(PROBLEM_NAMES), help="only these problems")
+    parser.add_argument("--problems", type=names, default=list(PROBLEM_NAMES), help="only these problems (or groups, e.g. numeric)")
     return {"list": list_problems_and_samplers}
 
 
 def list_problems_and_samplers(args: argparse.Namespace) -> None:
     print("Problems (space from a few random probe trials):\n")
-    print("\n".join(catalogue.problem_lines(args.problems)))
+    print("\n".join(catalogue.problem_lines(expand_groups(args.problems))))
     print("\nSamplers:\n")
     print("\n".join(catalogue.sampler_lines()))
 
@@ -274,22 +274,28 @@ def write_suite_report(args: argparse.Namespace) -> None:
 def add_trial_states(commands: Subcommands) -> dict[str, Handler]:
     parser = commands.add_parser("trial-states", help="pruned and failed trials: tasks, runs and report (docs/trial-states.md)")
     actions = parser.add_subparsers(dest="action", required=True)
-    actions.add_parser("list", help="the problems, their half and family")
+    actions.add_parser("list", help="the problems, their half or set and family")
     run_parser = actions.add_parser("run", help="run every missing (problem, sampler, seed) and store it")
-    run_parser.add_argument("--problems", type=names, default=["all"], help="names, or tuning / held_out / all")
+    run_parser.add_argument(
+        "--problems", type=names, default=["all"],
+        help="names, or tuning / held_out / all (issue 20's suite) / misleading / fresh_pruning (issue 28's sets)",
+    )
     run_parser.add_argument("--samplers", type=names, required=True)
     run_parser.add_argument("--seeds", type=int, default=10, help="seeds 0 .. N-1")
     run_parser.add_argument("--trials", type=int, default=100)
     run_parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     run_parser.add_argument("--out", type=Path, default=trial_states.DEFAULT_OUT)
     run_parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
-    add_trial_states_report(actions.add_parser("report", help="Markdown tables of stored runs, per half"))
+    add_trial_states_report(actions.add_parser("report", help="Markdown tables of stored runs, per half or set"))
     return {"trial-states": trial_states_action}
 
 
 def add_trial_states_report(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=trial_states.DEFAULT_OUT, help="folder of the stored runs; the reports go there")
-    parser.add_argument("--half", choices=["tuning", "held_out", "both"], default="both")
+    parser.add_argument(
+        "--half", choices=["both", *trial_states_report.REPORT_FILES],
+        default="both", help="both: tuning and held_out; misleading, fresh_pruning: issue 28's sets",
+    )
     parser.add_argument("--problems", type=names, default=None, help="only these problems (of the half)")
     parser.add_argument("--samplers", type=names, default=None, help="in this order (default: every stored sampler)")
     parser.add_argument("--reference", default=trial_states_report.REFERENCE)
