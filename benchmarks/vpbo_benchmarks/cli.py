@@ -16,7 +16,16 @@ from pathlib import Path
 from typing import NoReturn, TypeAlias
 
 from optuna_vpbo import VPBOSampler
-from vpbo_benchmarks import catalogue, doc_tables, overhead, suite_report, trial_state_runs, trial_states, trial_states_report
+from vpbo_benchmarks import (
+    catalogue,
+    doc_tables,
+    envelope_report,
+    overhead,
+    suite_report,
+    trial_state_runs,
+    trial_states,
+    trial_states_report,
+)
 from vpbo_benchmarks.hypervolume import hypervolume_table
 from vpbo_benchmarks.oracle import ORACLE
 from vpbo_benchmarks.plots import SMOOTH_WINDOW, write_figures
@@ -92,7 +101,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("table", help="a condensed Markdown table of stored runs (see `table --help`)", add_help=False)
     handlers: dict[str, Handler] = {}
-    for add in (add_list, add_docs, add_run, add_report, add_hypervolume, add_overhead, add_suite_report, add_trial_states):
+    for add in (
+        add_list, add_docs, add_run, add_report, add_hypervolume, add_overhead, add_suite_report, add_envelope, add_trial_states,
+    ):
         handlers.update(add(commands))
     return parser, handlers
 
@@ -264,6 +275,43 @@ def write_suite_report(args: argparse.Namespace) -> None:
     collected = suite_report.collect_suite(args.out, args.problems or GROUPS[args.half], args.samplers, args.seeds)
     command = "python -m vpbo_benchmarks " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["suite-report"] else ""
     print(suite_report.write_suite_report(path, collected, label, args.checkpoints, args.reference, args.stuck_trials, command))
+
+
+# --------------------------------------------------------------------------------------------
+# envelope
+# --------------------------------------------------------------------------------------------
+
+
+def add_envelope(commands: Subcommands) -> dict[str, Handler]:
+    parser = commands.add_parser(
+        "envelope", help="a candidate against the better of two references per problem and checkpoint (issue 27's target)"
+    )
+    parser.add_argument("--candidate", required=True, help="the candidate sampler's name in --out")
+    parser.add_argument("--out", type=Path, required=True, help="folder of the candidate's runs")
+    parser.add_argument("--references", type=names, default=list(envelope_report.REFERENCES), help="two sampler names")
+    parser.add_argument("--references-out", type=Path, default=None, help="folder of the references' and peers' runs (default --out)")
+    parser.add_argument("--problems", type=names, required=True, help="problems and groups (each group is a set of the report)")
+    parser.add_argument("--peers", type=names, default=list(envelope_report.PEERS), help="whose stuck seeds stand beside")
+    parser.add_argument("--checkpoints", type=integers, default=list(envelope_report.CHECKPOINTS))
+    parser.add_argument("--seeds", type=int, default=None, help="only seeds 0 .. N-1")
+    parser.add_argument("--stuck-trials", type=int, default=suite_report.STUCK_TRIALS)
+    parser.add_argument("--copies", type=int, default=envelope_report.N_COPIES, help="bootstrap resamples of the copy")
+    parser.add_argument("--copy-seed", type=int, default=envelope_report.COPY_SEED)
+    parser.add_argument("--report", type=Path, default=None, help="Markdown file (default <out>/ENVELOPE-<candidate>.md)")
+    return {"envelope": write_envelope}
+
+
+def write_envelope(args: argparse.Namespace) -> None:
+    """The envelope report, written and printed."""
+    if len(args.references) != 2:
+        raise SystemExit("vpbo-benchmark envelope: --references takes two sampler names")
+    result = envelope_report.envelope(
+        args.out, args.references_out or args.out, args.problems, args.candidate, args.references, args.peers,
+        args.checkpoints, args.seeds, args.stuck_trials, args.copies, args.copy_seed,
+    )
+    path = args.report or args.out / f"ENVELOPE-{args.candidate}.md"
+    command = "vpbo-benchmark " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["envelope"] else ""
+    print(envelope_report.write_envelope_report(path, result, command))
 
 
 # --------------------------------------------------------------------------------------------
