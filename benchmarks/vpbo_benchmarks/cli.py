@@ -122,6 +122,8 @@ def add_list(commands: Subcommands) -> dict[str, Handler]:
 def list_problems_and_samplers(args: argparse.Namespace) -> None:
     print("Problems (space from a few random probe trials):\n")
     print("\n".join(catalogue.problem_lines(expand_groups(args.problems))))
+    print("\nGroups (for --problems, and suite-report --half):\n")
+    print("\n".join(f"{group}: {', '.join(members)}" for group, members in GROUPS.items()))
     print("\nSamplers:\n")
     print("\n".join(catalogue.sampler_lines()))
 
