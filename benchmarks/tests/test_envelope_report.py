@@ -92,15 +92,31 @@ def test_within_two_standard_errors_passes_beyond_fails() -> None:
 
 
 def test_the_copy_bootstrap_is_seeded_and_counts_shares() -> None:
-    reference = np.random.default_rng(4).exponential(size=20)
-    shares = [envelope_report.copy_failure_share(s, reference, 1e-6, np.random.default_rng(7), 200) for s in ("mean", "p90")]
-    again = [envelope_report.copy_failure_share(s, reference, 1e-6, np.random.default_rng(7), 200) for s in ("mean", "p90")]
-    assert shares == again and all(0.0 <= share < 0.2 for share in shares)
-    constant = np.full(10, 0.3)  # every copy equals the reference: none fails
-    assert envelope_report.copy_failure_share("mean", constant, 1e-6, np.random.default_rng(0), 100) == 0.0
-    # Two seeds (0, 1): the one copy above the reference, (1, 1), is 0.5 above with differences (1, 0), 2 s.e. = 1.
-    assert envelope_report.copy_failure_share("mean", np.array([0.0, 1.0]), 1e-6, np.random.default_rng(0), 100) == 0.0
+    rng = np.random.default_rng(4)
+    references = {"a": rng.exponential(size=20), "b": rng.exponential(size=20)}
+    better = min(references, key=lambda name: float(np.mean(references[name])))
 
+    def shares(seed: int) -> list[float]:
+        return [
+            envelope_report.copy_failure_share(s, references, better, 1e-6, np.random.default_rng(seed), 200)
+            for s in ("mean", "p90")
+        ]
+
+    assert shares(7) == shares(7) and all(0.0 <= share < 0.5 for share in shares(7))
+    constant = {"a": np.full(10, 0.3), "b": np.full(10, 0.3)}  # every copy equals every reference: none fails
+    assert envelope_report.copy_failure_share("mean", constant, "a", 1e-6, np.random.default_rng(0), 100) == 0.0
+
+
+def test_the_copy_carries_the_bias_of_the_better_of_two_references() -> None:
+    """Two references drawn from one distribution: the better of the two resampled means is
+    biased low, so a copy fails more often than against one reference alone."""
+    rng = np.random.default_rng(1)
+    same = {"a": rng.exponential(size=10), "b": rng.exponential(size=10)}
+    better = min(same, key=lambda name: float(np.mean(same[name])))
+    alone = {better: same[better]}
+    with_two = envelope_report.copy_failure_share("mean", same, better, 1e-6, np.random.default_rng(3), 400)
+    with_one = envelope_report.copy_failure_share("mean", alone, better, 1e-6, np.random.default_rng(3), 400)
+    assert with_two > with_one
 
 def test_relative_regret_divides_by_the_best_of_the_cell() -> None:
     def cell(checkpoint: int, means: dict[str, float]) -> envelope_report.EnvelopeCell:
