@@ -88,15 +88,15 @@ def integer(value: Any, low: int, high: int, what: str) -> int:
     return number
 
 
-def real(value: Any, what: str, *, allow_nan: bool = False, allow_infinite: bool = False) -> float:
-    """``value`` as a float: a real number (no bool), finite unless allowed otherwise."""
+def real(value: Any, what: str, *, allow_infinite: bool = False) -> float:
+    """``value`` as a float: a real number (no bool), not NaN, finite unless allowed otherwise."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise Invalid(f"{what} must be a number, got {quoted(value)}")
     try:
         number = float(value)
     except OverflowError:
         raise Invalid(f"{what} {quoted(value)} is beyond the range of a float") from None
-    if math.isnan(number) and not allow_nan:
+    if math.isnan(number):
         raise Invalid(f"{what} is NaN")
     if math.isinf(number) and not allow_infinite:
         raise Invalid(f"{what} is infinite ({number})")
@@ -218,9 +218,10 @@ def retried_trial(trial: FrozenTrial) -> int | None:
 
 def constraint_values(trial: FrozenTrial, read: Callable[[FrozenTrial], Any], attribute: str) -> dict[str, float]:
     """A finished trial's constraint values by name, from ``read(trial)`` (Optuna's format, read
-    by ``_optuna_compat``): numbers (NaN: no value; infinite values stay, the output transform
-    bounds them). A value that is no number is left out (the trial then counts as infeasible
-    for that constraint), all of them if ``read`` fails; ``attribute`` names them in warnings."""
+    by ``_optuna_compat``): numbers, not NaN (Optuna refuses it; infinite values stay, the output
+    transform bounds them). A value that is none is left out (the trial then counts as
+    infeasible for that constraint), all of them if ``read`` fails; ``attribute`` names them in
+    warnings."""
     owner = _trial_owner(trial)
     try:
         values = read(trial)
@@ -233,7 +234,7 @@ def constraint_values(trial: FrozenTrial, read: Callable[[FrozenTrial], Any], at
     checked = {}
     for name, value in values.items():
         try:
-            checked[str(name)] = real(value, f"the constraint {quoted(name)}", allow_nan=True, allow_infinite=True)
+            checked[str(name)] = real(value, f"the constraint {quoted(name)}", allow_infinite=True)
         except Invalid as error:
             ignore(attribute, str(error), *owner)
     return checked

@@ -247,12 +247,15 @@ def test_a_failure_mark_that_is_not_a_bool_is_not_read(
     assert len(ignored_warnings(caplog, OBJECTIVE_FAILURE_KEY)) == 1
 
 
-CONSTRAINTS = {
-    # Escaped optimize on 74e94fd (a string in numpy's comparison; Optuna's reader on an int).
-    "a string value": {"constraints:c": "x"},
-    "an old-format list that is an int": {"constraints": 3},
-    "an old-format list of strings": {"constraints": ["a"]},
-    "an int beyond a float": {"constraints:c": 10**400},
+CONSTRAINTS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    # (the first trial's attributes, the two others'). Each escaped optimize on 74e94fd: a string
+    # in numpy's comparison, Optuna's reader on an int, a constraint whose only value is NaN
+    # (found by the property-based tests: a GP fitted on no observation).
+    "a string value": ({"constraints:c": "x"}, {"constraints:c": -1.0}),
+    "an old-format list that is an int": ({"constraints": 3}, {"constraints": [-1.0]}),
+    "an old-format list of strings": ({"constraints": ["a"]}, {"constraints": [-1.0]}),
+    "an int beyond a float": ({"constraints:c": 10**400}, {"constraints:c": -1.0}),
+    "a NaN, the constraint's only value": ({"constraints:c": math.nan}, {}),
 }
 
 
@@ -260,12 +263,12 @@ CONSTRAINTS = {
 def test_broken_constraint_values_are_ignored(
     case: str, base_trials: list[optuna.trial.FrozenTrial], caplog: pytest.LogCaptureFixture
 ) -> None:
-    if not _optuna_compat.HAS_NAMED_CONSTRAINTS and any(":" in key for key in CONSTRAINTS[case]):
+    first, others = CONSTRAINTS[case]
+    if not _optuna_compat.HAS_NAMED_CONSTRAINTS and any(":" in key for key in first):
         pytest.skip("Optuna 4 has no named constraints")
     study = new_study(base_trials)
     for i in range(3):
-        attrs = CONSTRAINTS[case] if i == 0 else {key: ([-1.0] if ":" not in key else -1.0) for key in CONSTRAINTS[case]}
-        finished_trial_with(study, attrs, TrialState.COMPLETE, value=0.5 + i)
+        finished_trial_with(study, first if i == 0 else others, TrialState.COMPLETE, value=0.5 + i)
     with caplog.at_level(logging.WARNING):
         run_trials(study, n_trials=2)
     # Optuna keeps named constraints under "constraints:<name>": the warning names "constraints".
