@@ -16,20 +16,24 @@ import logging
 import math
 import signal
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import optuna
 import pytest
+import release_study
 from optuna.trial import TrialState
 
 from conftest import make_sampler, mixed_objective
-from optuna_vpbo import _fit, _optuna_compat
+from optuna_vpbo import VPBOSampler, _fit, _optuna_compat
 from optuna_vpbo._fit import LAMBDA_BOUNDS, LENGTHSCALE_BOUNDS, NOISE_BOUNDS, VARIANCE_BOUNDS
-from optuna_vpbo._fit_store import FIT_KEY_PREFIX
+from optuna_vpbo._fit_store import FIT_KEY_PREFIX, valid_fit
 from optuna_vpbo._hyperparameters import hyperparameter_layout
-from optuna_vpbo._pending import RELATIVE_PARAMS_KEY
-from optuna_vpbo._trial_states import OBJECTIVE_FAILURE_KEY
+from optuna_vpbo._pending import RELATIVE_PARAMS_KEY, pending_points, published_params
+from optuna_vpbo._search_tree import SearchTree
+from optuna_vpbo._tree_encoder import TreeEncoder
+from optuna_vpbo._trial_states import OBJECTIVE_FAILURE_KEY, finished_trials
 
 COUNT_KEY = f"{RELATIVE_PARAMS_KEY}:count"
 CHUNK_KEY = f"{RELATIVE_PARAMS_KEY}:0"
@@ -124,10 +128,6 @@ def test_a_broken_publication_of_a_running_trial_is_skipped(
 
 
 def test_a_value_of_a_publication_outside_the_space_is_no_pending_point(base_trials: list[optuna.trial.FrozenTrial]) -> None:
-    from optuna_vpbo._pending import pending_points
-    from optuna_vpbo._search_tree import SearchTree
-    from optuna_vpbo._tree_encoder import TreeEncoder
-
     study = new_study(base_trials)
     inside = {"kind": "a", "flag": True, "x": 0.5, "lr": 0.01, "n": 3}
     outside = [{**inside, "x": 3.0}, {**inside, "n": 9}, {**inside, "n": 2.5}, {**inside, "lr": -1.0}, {**inside, "x": None}]
@@ -237,8 +237,6 @@ def test_a_broken_retried_trial_number_is_ignored(
 def test_a_failure_mark_that_is_not_a_bool_is_not_read(
     value: Any, base_trials: list[optuna.trial.FrozenTrial], caplog: pytest.LogCaptureFixture
 ) -> None:
-    from optuna_vpbo._trial_states import finished_trials
-
     study = new_study(base_trials)
     finished_trial_with(study, {OBJECTIVE_FAILURE_KEY: value}, TrialState.FAIL)
     with caplog.at_level(logging.WARNING):
@@ -287,3 +285,40 @@ def test_a_broken_dashboard_note_version_skips_the_note(
         run_trials(study, n_trials=2)
     assert all(t.user_attrs["vpbo"]["phase"] == "proposals" for t in study.trials[-2:])  # the diagnostics stay
     assert len(ignored_warnings(caplog, f"dashboard:{next_id}:note_ver")) == 1
+
+
+@pytest.mark.parametrize("storage_kind", ["memory", "sqlite"])
+def test_a_study_written_by_the_previous_release_is_continued(
+    storage_kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """74e94fd's stored fits, publications of running trials and failure mark
+    (``release_study``) are read as they are: the running trials are pending points, the failed
+    trial is a failure of the objective, both stored fits (objective and success models) are
+    reused without a fit, and nothing is ignored."""
+    study = release_study.load(f"sqlite:///{tmp_path / 'study.db'}" if storage_kind == "sqlite" else None)
+    running = [t for t in study.trials if t.state == TrialState.RUNNING]
+    assert len(running) == release_study.N_RUNNING and all(published_params(t) for t in running)
+    assert [t.number for t in finished_trials(study.trials).failed] == [release_study.FAILING_TRIAL]
+    encoder = TreeEncoder(SearchTree(dict(sorted(SPACE.items())), {}))
+    current = study.ask()
+    trials = _optuna_compat.get_trials(study, None, use_cache=False)
+    h, _ = pending_points(trials, next(t for t in trials if t.number == current.number), encoder, encoder.active_params)
+    assert len(h) == release_study.N_RUNNING  # the current trial is no pending point of itself
+    study._storage.set_trial_state_values(current._trial_id, TrialState.FAIL)  # as Optuna's heartbeat would
+    stored = {k: v for k, v in _optuna_compat.get_study_system_attrs(study).items() if k.startswith(FIT_KEY_PREFIX)}
+    assert len(stored) == 2 and all(valid_fit(json.loads(text))[0] >= _fit.LONG_STUDY for text in stored.values())
+
+    fits: list[int] = []
+    real_fit = _fit.fit_hyperparameters
+    monkeypatch.setattr(_fit, "fit_hyperparameters", lambda *a, **k: fits.append(1) or real_fit(*a, **k))
+    study.sampler = VPBOSampler(seed=3, record_proposals=True)
+    with caplog.at_level(logging.WARNING), time_bound(60.0):
+        study.optimize(release_study.objective, n_trials=2)
+    assert not [r for r in caplog.records if r.name == "optuna_vpbo._stored"]
+    new = study.trials[-2:]
+    assert all(t.state == TrialState.COMPLETE and t.user_attrs["vpbo"]["phase"] == "proposals" for t in new)
+    assert fits == [], "both stored fits are reused"
+    after = {k: v for k, v in _optuna_compat.get_study_system_attrs(study).items() if k.startswith(FIT_KEY_PREFIX)}
+    assert after == stored
+    lengthscales = list(new[0].user_attrs["vpbo"]["lengthscales"].values())
+    assert any(lengthscales == [round(float(v), 4) for v in valid_fit(json.loads(t))[1].lengthscales] for t in stored.values())
