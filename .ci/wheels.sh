@@ -49,10 +49,11 @@ interpreter() {
 build_wheel() {
     local python raw="$work/raw-$1"
     python="$(interpreter "$1")"
-    # The interpreter's own pip: `pip wheel` installs nothing there (the build has its own environment).
+    # The interpreter's own pip (pip 23.0 with CPython 3.10.13: --config-settings, not -C); `pip wheel`
+    # installs nothing there (the build has its own environment).
     # Its own build folder: build/<wheel tag> holds the default build whose core is linked here.
     "$python" -m pip wheel . --no-deps --wheel-dir "$raw" \
-        -C cmake.define.VPBO_PREBUILT_CORE="$core" -C build-dir="build/wheels/{wheel_tag}"
+        --config-settings=cmake.define.VPBO_PREBUILT_CORE="$core" --config-settings=build-dir="build/wheels/{wheel_tag}"
     auditwheel repair --wheel-dir "$out" "$raw"/optuna_vpbo-*.whl
 }
 
