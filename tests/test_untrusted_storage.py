@@ -160,7 +160,7 @@ def rewrite_fit(study: optuna.Study, name: str, change: Callable[[dict[str, Any]
 
 def set_theta(block: str, value: float) -> Callable[[dict[str, Any]], None]:
     def change(record: dict[str, Any]) -> None:
-        layout = hyperparameter_layout(record["n_numeric"], record.get("n_relevances", 0))
+        layout = hyperparameter_layout(record["n_numeric"])
         index = getattr(layout, block)
         record["theta"][index.start if isinstance(index, slice) else index] = value
 
@@ -197,7 +197,7 @@ def test_a_broken_stored_fit_is_refitted(
     assert fits == [1], "refitted once, then the new fit is reused"
     assert len(ignored_warnings(caplog, name)) == 1
     record = json.loads(_optuna_compat.get_study_system_attrs(study)[name])
-    layout = hyperparameter_layout(record["n_numeric"], record.get("n_relevances", 0))
+    layout = hyperparameter_layout(record["n_numeric"])
     theta = np.array(record["theta"])
     assert np.all(np.exp(theta[layout.log_lengthscales]) <= LENGTHSCALE_BOUNDS[1] * (1 + 1e-9))
     assert VARIANCE_BOUNDS[0] <= math.exp(theta[layout.log_variance]) * (1 + 1e-9)
