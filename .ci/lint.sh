@@ -6,10 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
-# The package, the lab, the scripts of docs/ and native/, and the tests that were written to these
-# rules (the rest of tests/ is not yet).
-ruff --version && ruff check optuna_vpbo benchmarks/vpbo_benchmarks benchmarks/tests/test_cli.py tests/test_optuna_compat.py \
-    docs/tables.py native/generate_stub.py
+# The whole repository but build outputs and stored run records (extend-exclude in pyproject.toml).
+ruff --version && ruff check .
 mypy --version && mypy && mypy docs/tables.py native/generate_stub.py
 # optuna_vpbo/_core.pyi: what pybind11-stubgen generates from the compiled core (names,
 # signatures, docstrings), and the module the package imports (_core.py with its variant's names)

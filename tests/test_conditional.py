@@ -296,7 +296,8 @@ def test_an_int_layer_count_parents_its_layers_by_a_threshold() -> None:
     }
     assert tree.int_parents == {"n_layers"}
     assert len(tree.leaves(limit=10)) == 4
-    assert tree.leaf_of({"n_layers": 2, "lr": 0.1, "units_0": 8, "units_1": 9}) == Leaf((("n_layers", 1),), ("lr", "units_0", "units_1"))
+    two_layers = {"n_layers": 2, "lr": 0.1, "units_0": 8, "units_1": 9}
+    assert tree.leaf_of(two_layers) == Leaf((("n_layers", 1),), ("lr", "units_0", "units_1"))
 
 
 def test_an_unseen_int_value_takes_its_side_of_the_threshold() -> None:

@@ -31,12 +31,12 @@ from typing import Any
 import optuna
 import pytest
 from optuna.trial import FrozenTrial, TrialState
-from test_many_workers import postgres_storage
 
 from conftest import make_sampler, mixed_objective
 from optuna_vpbo import _pending
 from optuna_vpbo._pending import RELATIVE_PARAMS_KEY, in_flight_params
 from optuna_vpbo._trial_states import OBJECTIVE_FAILURE_KEY
+from test_many_workers import postgres_storage
 
 N_WORKERS = 4
 KILLS = {"default": 3, "long": 20}

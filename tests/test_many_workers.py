@@ -28,10 +28,10 @@ import pytest
 
 from conftest import (
     N_STARTUP,
+    Steps,
     assert_all_complete,
     assert_distinct_params,
     assert_gp_suggestions_used,
-    Steps,
     make_sampler,
     mixed_objective,
     published_params,
@@ -138,7 +138,7 @@ def test_two_threads_in_one_process(tmp_path: Path) -> None:
     study = optuna.create_study(storage=sqlite_url(tmp_path), sampler=make_sampler(seed=0))
     study.optimize(Steps.for_threads(2).objective(), n_trials=N_TRIALS // 2, n_jobs=2)
     assert_all_complete(study, N_TRIALS // 2)
-    assert_distinct_params(study)  # 20 trials: before the GP converges 
+    assert_distinct_params(study)  # 20 trials: before the GP converges
     assert max_concurrent_trials(study) == 2
     assert_gp_suggestions_used(study, first=N_STARTUP)
 

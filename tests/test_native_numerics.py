@@ -55,7 +55,7 @@ def test_likelihood_gradient_matches_finite_differences(n_levels, d):
     for _ in range(3):
         theta = np.concatenate([rng.uniform(-2, 0.5, d), [rng.uniform(-1, 1), rng.uniform(-6, -1), rng.uniform(0.05, 0.95)]])
         _, gradient = evaluator(theta)
-        numeric = [five_point_derivative(lambda t: evaluator(theta + t * e)[0]) for e in np.eye(len(theta))]
+        numeric = [five_point_derivative(lambda t, theta=theta, e=e: evaluator(theta + t * e)[0]) for e in np.eye(len(theta))]
         np.testing.assert_allclose(gradient, numeric, rtol=1e-6, atol=1e-7)
 
 
@@ -109,7 +109,9 @@ def mp_log_h(u: float) -> float:
         return float(mpmath.log(mpmath.npdf(u) + u * mpmath.ncdf(u)))
 
 
-@pytest.mark.parametrize("u", [30.0, 5.0, 1.0, 0.0, -0.5, -0.999, -1.0, -1.001, -3.0, -10.0, -25.0, -26.5, -38.0, -40.0, -100.0, -1e3, -1e4])
+@pytest.mark.parametrize(
+    "u", [30.0, 5.0, 1.0, 0.0, -0.5, -0.999, -1.0, -1.001, -3.0, -10.0, -25.0, -26.5, -38.0, -40.0, -100.0, -1e3, -1e4]
+)
 def test_log_h_matches_mpmath(u):
     assert _core.log_h(u) == pytest.approx(mp_log_h(u), rel=1e-9)
 
@@ -166,10 +168,15 @@ def test_value_proposals_match_brute_force(n_levels, d):
     rng = np.random.default_rng(7)
     h, x, y = random_data(rng, 40, n_levels, d)
     gp = _core.MixedGP(h, x, y, rng.uniform(0.2, 1, d), 1.2, 0.35, 1e-3)
-    combos = np.array(list(itertools.product(*[range(m) for m in n_levels])), dtype=np.int32).reshape(-1, len(n_levels)) if n_levels else np.zeros((1, 0), np.int32)
+    combos = (
+        np.array(list(itertools.product(*[range(m) for m in n_levels])), dtype=np.int32).reshape(-1, len(n_levels))
+        if n_levels
+        else np.zeros((1, 0), np.int32)
+    )
     candidates = rng.random((64, d)) if d else np.zeros((1, 0))
     # A tiny block budget forces several candidate blocks.
-    index, value = _core.value_proposals(_core.LogExpectedImprovement(gp, float(y.max())), combos, candidates, max_block_bytes=2e4)
+    acquisition = _core.LogExpectedImprovement(gp, float(y.max()))
+    index, value = _core.value_proposals(acquisition, combos, candidates, max_block_bytes=2e4)
     for c, combo in enumerate(combos):
         mean, var = gp.predict(np.repeat(combo[None], len(candidates), 0).astype(np.int32), candidates)
         log_ei = _core.log_expected_improvement(mean, np.sqrt(var), float(y.max()))
@@ -281,13 +288,18 @@ def test_bad_inputs_raise_clear_errors():
     with pytest.raises(ValueError, match="threshold must be finite"):
         _core.LogProbabilityOfFeasibility(gp, math.nan)
     with pytest.raises(ValueError, match="different shapes"):
-        _core.SumOfAcquisitions([acquisition, _core.LogExpectedImprovement(_core.MixedGP(h, x[:, :1], y, np.ones(1), 1.0, 0.5, 1e-3), 0.0)])
+        one_dimensional = _core.MixedGP(h, x[:, :1], y, np.ones(1), 1.0, 0.5, 1e-3)
+        _core.SumOfAcquisitions([acquisition, _core.LogExpectedImprovement(one_dimensional, 0.0)])
     with pytest.raises(ValueError, match="at least one model"):
         _core.SumOfAcquisitions([])
     with pytest.raises(ValueError, match="one set of edges"):
-        _core.LogExpectedHypervolumeImprovement([gp, gp], [np.array([0.0, np.inf])], [np.array([[0, 1]], np.int32)], np.zeros((1, 2), np.int32))
+        _core.LogExpectedHypervolumeImprovement(
+            [gp, gp], [np.array([0.0, np.inf])], [np.array([[0, 1]], np.int32)], np.zeros((1, 2), np.int32)
+        )
     with pytest.raises(ValueError, match="outside the edges"):
-        _core.LogExpectedHypervolumeImprovement([gp], [np.array([0.0, np.inf])], [np.array([[0, 2]], np.int32)], np.zeros((1, 1), np.int32))
+        _core.LogExpectedHypervolumeImprovement(
+            [gp], [np.array([0.0, np.inf])], [np.array([[0, 2]], np.int32)], np.zeros((1, 1), np.int32)
+        )
 
 
 def test_a_matrix_that_cannot_be_factorised_raises_numerical_error():
@@ -328,8 +340,10 @@ def test_mean_and_variance_gradients_match_finite_differences():
     hq, xq = np.array([[1]], np.int32), rng.uniform(0.1, 0.9, 2)
     _, _, mean_grad, var_grad = gp.predict_with_gradient(hq, xq)
     for i, e in enumerate(np.eye(2)):
-        assert mean_grad[i] == pytest.approx(five_point_derivative(lambda t: gp.predict_with_gradient(hq, xq + t * e)[0]), rel=1e-6)
-        assert var_grad[i] == pytest.approx(five_point_derivative(lambda t: gp.predict_with_gradient(hq, xq + t * e)[1]), rel=1e-5, abs=1e-9)
+        mean_numeric = five_point_derivative(lambda t, e=e: gp.predict_with_gradient(hq, xq + t * e)[0])
+        var_numeric = five_point_derivative(lambda t, e=e: gp.predict_with_gradient(hq, xq + t * e)[1])
+        assert mean_grad[i] == pytest.approx(mean_numeric, rel=1e-6)
+        assert var_grad[i] == pytest.approx(var_numeric, rel=1e-5, abs=1e-9)
 
 
 def test_constrained_value_proposals_match_brute_force():
@@ -342,11 +356,16 @@ def test_constrained_value_proposals_match_brute_force():
     candidates = rng.random((40, 2))
     for best in (float(y.max()), math.nan):
         feasibility = _core.LogProbabilityOfFeasibility(constraint, 0.1)
-        acquisition = feasibility if math.isnan(best) else _core.SumOfAcquisitions([_core.LogExpectedImprovement(objective, best), feasibility])
+        acquisition = (
+            feasibility
+            if math.isnan(best)
+            else _core.SumOfAcquisitions([_core.LogExpectedImprovement(objective, best), feasibility])
+        )
         index, value = _core.value_proposals(acquisition, combos, candidates)
         for c, combo in enumerate(combos):
             rows = np.repeat(combo[None], len(candidates), 0).astype(np.int32)
-            total = scipy.stats.norm.logcdf((0.1 - constraint.predict(rows, candidates)[0]) / np.sqrt(constraint.predict(rows, candidates)[1]))
+            constraint_mean, constraint_var = constraint.predict(rows, candidates)
+            total = scipy.stats.norm.logcdf((0.1 - constraint_mean) / np.sqrt(constraint_var))
             if not math.isnan(best):
                 mean, var = objective.predict(rows, candidates)
                 total = total + _core.log_expected_improvement(mean, np.sqrt(var), best)
@@ -362,10 +381,14 @@ def test_constrained_acquisition_gradient_matches_finite_differences():
     for best in (float(y.max()), math.nan):
         hq, xq = np.array([[1]], np.int32), rng.uniform(0.2, 0.8, 3)
         feasibility = _core.LogProbabilityOfFeasibility(constraint, -0.2)
-        acquisition = feasibility if math.isnan(best) else _core.SumOfAcquisitions([_core.LogExpectedImprovement(objective, best), feasibility])
+        acquisition = (
+            feasibility
+            if math.isnan(best)
+            else _core.SumOfAcquisitions([_core.LogExpectedImprovement(objective, best), feasibility])
+        )
         _, gradient = acquisition.value_with_gradient(hq, xq)
         for i, e in enumerate(np.eye(3)):
             numeric = five_point_derivative(
-                lambda t: acquisition.value_with_gradient(hq, xq + t * e)[0]
+                lambda t, acquisition=acquisition, hq=hq, xq=xq, e=e: acquisition.value_with_gradient(hq, xq + t * e)[0]
             )
             assert gradient[i] == pytest.approx(numeric, rel=1e-5, abs=1e-7)

@@ -39,7 +39,8 @@ def test_step_to_final_is_the_least_squares_line_of_the_peers() -> None:
     final = 0.3 + 0.7 * intermediate + rng.normal(0, 0.05, 12)
     slope, intercept = np.polyfit(intermediate, final, 1)
     values = np.array([0.2, 0.9])
-    np.testing.assert_allclose(step_to_final(np.column_stack([intermediate, final]), values), intercept + slope * values, rtol=1e-10)
+    predicted = step_to_final(np.column_stack([intermediate, final]), values)
+    np.testing.assert_allclose(predicted, intercept + slope * values, rtol=1e-10)
 
 
 def test_step_to_final_never_predicts_a_better_end_from_a_worse_start() -> None:

@@ -81,7 +81,8 @@ def test_a_running_trial_left_out_of_the_pending_points_is_logged_once_with_the_
     (debug,) = [m for level, m in logged if level == logging.DEBUG]
     (warning,) = [m for level, m in logged if level == logging.WARNING]
     assert f"Trial#{foreign.number}" in debug and "'z'" in debug
-    assert f"Trial#{broken.number}" in warning and "cannot be encoded" in warning and "could not convert string to float" in warning
+    assert f"Trial#{broken.number}" in warning and "cannot be encoded" in warning
+    assert "could not convert string to float" in warning
 
 
 def test_infinite_values_warn_once_per_trial_and_name_objective_or_constraint():
@@ -155,6 +156,5 @@ def test_transforms_of_extreme_values_are_finite_and_scale_free(scale):
         np.testing.assert_allclose(constraint(values), scipy.stats.zscore(base), rtol=1e-9, atol=1e-12)
         assert constraint.threshold(values) == pytest.approx(-base.mean() / base.std(), rel=1e-9)
         scalar = scalarized_values(np.column_stack([values, -values]), [StudyDirection.MINIMIZE] * 2, np.array([0.5, 0.5]))
-        np.testing.assert_allclose(
-            scalar, scalarized_values(np.column_stack([base, -base]), [StudyDirection.MINIMIZE] * 2, np.array([0.5, 0.5])), rtol=1e-12
-        )
+        expected = scalarized_values(np.column_stack([base, -base]), [StudyDirection.MINIMIZE] * 2, np.array([0.5, 0.5]))
+        np.testing.assert_allclose(scalar, expected, rtol=1e-12)

@@ -40,7 +40,9 @@ SAMPLER_LOGGER = "optuna_vpbo.sampler"
 _WARNED_PARAM = re.compile(r"The parameter `(\w+)` in Trial#\d+ is sampled independently")
 
 
-_WARNED_REASON = re.compile(r"The parameter `(\w+)` in Trial#(\d+) is sampled independently.*This fallback happened because (.*)\. You can suppress")
+_WARNED_REASON = re.compile(
+    r"The parameter `(\w+)` in Trial#(\d+) is sampled independently.*This fallback happened because (.*)\. You can suppress"
+)
 
 
 def warned_reasons(caplog: pytest.LogCaptureFixture) -> dict[tuple[int, str], str]:

@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 import optuna
 import pytest
-import release_study
 from optuna.trial import TrialState
 
+import release_study
 from conftest import make_sampler, mixed_objective
 from optuna_vpbo import VPBOSampler, _fit, _optuna_compat
 from optuna_vpbo._fit import LAMBDA_BOUNDS, LENGTHSCALE_BOUNDS, NOISE_BOUNDS, VARIANCE_BOUNDS

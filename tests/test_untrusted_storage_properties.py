@@ -35,13 +35,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from optuna.trial import TrialState
-from test_untrusted_storage import N_BASE_TRIALS, SPACE, run_trials
 
 from conftest import make_sampler, mixed_objective
 from optuna_vpbo import _fit, _optuna_compat, _stored
 from optuna_vpbo._fit_store import FIT_KEY_PREFIX
 from optuna_vpbo._pending import RELATIVE_PARAMS_KEY, SYSTEM_ATTR_MAX_LENGTH
 from optuna_vpbo._trial_states import OBJECTIVE_FAILURE_KEY
+from test_untrusted_storage import N_BASE_TRIALS, SPACE, run_trials
 
 # Cases per kind in each tier and storage: a case takes ~0.1 s in memory and ~0.5 s on SQLite (a
 # few hundred rows through SQLAlchemy); the default tier's ~240 cases take ~30 s.

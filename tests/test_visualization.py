@@ -9,8 +9,8 @@ import optuna
 import pytest
 
 from optuna_vpbo import VPBOSampler
-from optuna_vpbo.visualization import plot_lengthscales, plot_value_proposals
 from optuna_vpbo.visualization import matplotlib as vpbo_matplotlib
+from optuna_vpbo.visualization import plot_lengthscales, plot_value_proposals
 
 pytest.importorskip("plotly", reason="plotly is in the `test` extra")
 

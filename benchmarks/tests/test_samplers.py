@@ -12,6 +12,7 @@ from vpbo_benchmarks.oracle import default_oracle_sampler
 from vpbo_benchmarks.samplers import SAMPLER_FACTORIES, make_sampler
 from vpbo_benchmarks.vpbo_variants import REFERENCES, V1_SETTINGS, V2_SETTINGS, VARIANTS
 
+
 @pytest.mark.parametrize("reference", list(REFERENCES))
 def test_every_pinned_reference_spells_out_every_field(reference: str) -> None:
     fields = {f.name for f in dataclasses.fields(VPBOSettings)}
