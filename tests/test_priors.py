@@ -62,8 +62,8 @@ def test_a_prior_keeps_a_few_points_from_degenerate_lengthscales() -> None:
     y = np.sin(3 * x[:, 0]) + 0.1 * x[:, 1]
     y = (y - y.mean()) / y.std()
     h = np.zeros((8, 0), dtype=np.int32)
-    kwargs = dict(rng=np.random.default_rng(0), n_restarts=3, lam_bounds=(1.0, 1.0))
-    plain = fit_hyperparameters(h, x, y, **kwargs)
-    with_prior = fit_hyperparameters(h, x, y, prior="dimension-scaled", **kwargs)
+    rng = np.random.default_rng(0)  # one generator for both fits, drawn from in turn
+    plain = fit_hyperparameters(h, x, y, rng=rng, n_restarts=3, lam_bounds=(1.0, 1.0))
+    with_prior = fit_hyperparameters(h, x, y, prior="dimension-scaled", rng=rng, n_restarts=3, lam_bounds=(1.0, 1.0))
     assert plain.lengthscales.max() > 10 or plain.lengthscales.min() < 0.05
     assert 0.05 <= with_prior.lengthscales.min() and with_prior.lengthscales.max() <= 10

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 import optuna
 import pytest
-from optuna.distributions import FloatDistribution, IntDistribution
+from optuna.distributions import BaseDistribution, FloatDistribution, IntDistribution
 from optuna.study import StudyDirection
 from optuna.trial import TrialState, create_trial
 
@@ -98,7 +99,7 @@ def test_exceptions_and_nan_values_mark_the_failure_in_after_trial() -> None:
     assert [bool(t.system_attrs.get(OBJECTIVE_FAILURE_KEY)) for t in study.trials] == [False, True, True, False]
 
 
-def _same_configuration(a: dict, b: dict, space: dict) -> bool:
+def _same_configuration(a: dict[str, Any], b: dict[str, Any], space: dict[str, BaseDistribution]) -> bool:
     """The issue's definition: equal categoricals and ints, floats within 1/10000 of their (log) range."""
     for name, dist in space.items():
         if isinstance(dist, FloatDistribution):
@@ -111,9 +112,9 @@ def _same_configuration(a: dict, b: dict, space: dict) -> bool:
     return True
 
 
-def _repeats(study: optuna.Study, space: dict) -> list[int]:
+def _repeats(study: optuna.Study, space: dict[str, BaseDistribution]) -> list[int]:
     """Numbers of trials that repeat an earlier pruned or failed trial."""
-    bad: list[dict] = []
+    bad: list[dict[str, Any]] = []
     repeats = []
     for t in study.trials:
         if any(_same_configuration(t.params, b, space) for b in bad):
