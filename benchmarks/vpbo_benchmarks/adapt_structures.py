@@ -247,7 +247,7 @@ def noisy_batch() -> FreshProblem:
         return float(noisy_batch_value(best_point_of(c)))
 
     def suggest(trial: BaseTrial) -> dict[str, Any]:
-        p = {"optimizer": trial.suggest_categorical("optimizer", list(NB_OPTIMIZERS)),
+        p: dict[str, Any] = {"optimizer": trial.suggest_categorical("optimizer", list(NB_OPTIMIZERS)),
              "schedule": trial.suggest_categorical("schedule", list(NB_SCHEDULES))}
         p["batch"] = trial.suggest_int("batch", *NB_BATCH, log=True)
         return {**p, "lr": trial.suggest_float("lr", *NB_LR, log=True), "warmup": trial.suggest_float("warmup", *NB_WARMUP)}
@@ -311,7 +311,7 @@ def plateau_steps() -> FreshProblem:
                 "max_features": float(t["features"][i]), "ccp_alpha": float(10.0 ** t["log10_alpha"][i])}
 
     def suggest(trial: BaseTrial) -> dict[str, Any]:
-        p = {"criterion": trial.suggest_categorical("criterion", list(PS_CRITERIA)),
+        p: dict[str, Any] = {"criterion": trial.suggest_categorical("criterion", list(PS_CRITERIA)),
              "splitter": trial.suggest_categorical("splitter", list(PS_SPLITTERS))}
         p["max_depth"] = trial.suggest_int("max_depth", *PS_DEPTH)
         p["min_samples_leaf"] = trial.suggest_int("min_samples_leaf", *PS_LEAF, log=True)

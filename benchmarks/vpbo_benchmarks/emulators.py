@@ -21,14 +21,18 @@ import importlib.resources
 import io
 import json
 import pickle
+import sys
 import zipfile
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-if TYPE_CHECKING:  # importlib.resources.abc is Python 3.11+; annotations only
-    from importlib.resources.abc import Traversable
+if TYPE_CHECKING:  # annotations only
+    if sys.version_info >= (3, 11):
+        from importlib.resources.abc import Traversable
+    else:
+        from importlib.abc import Traversable
 
 REIZMAN_SUZUKI_CASES: tuple[str, ...] = tuple(f"reizman_suzuki_case_{case}" for case in range(1, 5))
 BAUMGARTNER_ANILINE = "baumgartner_aniline_cn_crosscoupling"

@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 import numpy as np
-import optuna
+from optuna.trial import BaseTrial
 
 from vpbo_benchmarks.specs import FreshProblem, Params, product_combinations
 
@@ -65,7 +65,7 @@ def rotated_griewank_value(p: Params) -> Any:
     return griewank_2d(w1, w2) + rotated_griewank_offset(angle, stretch)
 
 
-def _rotated_griewank_suggest(trial: optuna.Trial) -> dict[str, Any]:
+def _rotated_griewank_suggest(trial: BaseTrial) -> dict[str, Any]:
     return {
         "angle": trial.suggest_categorical("angle", list(range(RG_N_ANGLES))),
         "stretch": trial.suggest_categorical("stretch", list(range(len(RG_STRETCHES)))),
@@ -135,7 +135,7 @@ def lowrank_valley_value(p: Params) -> Any:
     return LV_HEIGHT * (100.0 * (b - a**2) ** 2 + (1.0 - a) ** 2) + lowrank_valley_offset(p["row"], p["col"])
 
 
-def _lowrank_valley_suggest(trial: optuna.Trial) -> dict[str, Any]:
+def _lowrank_valley_suggest(trial: BaseTrial) -> dict[str, Any]:
     return {
         "row": trial.suggest_categorical("row", list(range(LV_ROWS))),
         "col": trial.suggest_categorical("col", list(range(LV_COLS))),
@@ -205,7 +205,7 @@ def decoy_funnel_value(p: Params) -> Any:
     return decoy_funnel_floor(basin, lens) + DF_BASIN_DEPTH[basin] * (1.0 - np.exp(-r2 / (2.0 * width**2))) + DF_SLOPE * np.sqrt(r2)
 
 
-def _decoy_funnel_suggest(trial: optuna.Trial) -> dict[str, Any]:
+def _decoy_funnel_suggest(trial: BaseTrial) -> dict[str, Any]:
     return {
         "basin": trial.suggest_categorical("basin", list(range(DF_N_BASINS))),
         "lens": trial.suggest_categorical("lens", list(range(DF_N_LENSES))),
@@ -279,7 +279,7 @@ def hidden_pair_value(p: Params) -> Any:
     return value + float(hidden_pair_tables()["offset"][p["p"], p["q"]])
 
 
-def _hidden_pair_suggest(trial: optuna.Trial) -> dict[str, Any]:
+def _hidden_pair_suggest(trial: BaseTrial) -> dict[str, Any]:
     return {
         "p": trial.suggest_categorical("p", list(range(HP_LEVELS))),
         "q": trial.suggest_categorical("q", list(range(HP_LEVELS))),

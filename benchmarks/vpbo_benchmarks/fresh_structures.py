@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import optuna
+from optuna.trial import BaseTrial
 
 from vpbo_benchmarks.specs import FreshProblem, Params, product_combinations
 
@@ -94,7 +94,7 @@ def tilted_lattice_best(scheme: int) -> tuple[dict[str, Any], float]:
     return point, float(tilted_lattice_value(point))
 
 
-def _tilted_lattice_suggest(trial: optuna.Trial) -> dict[str, Any]:
+def _tilted_lattice_suggest(trial: BaseTrial) -> dict[str, Any]:
     return {
         "scheme": trial.suggest_categorical("scheme", list(range(TL_N_SCHEMES))),
         "k1": trial.suggest_int("k1", *TL_K_BOUNDS),
@@ -159,7 +159,7 @@ def hash_resonance_value(p: Params) -> Any:
     return HR_HASH_FLOOR[fn] + resonance + _bowl(p["x1"], p["x2"], HR_HASH_CURVATURE, HR_HASH_CENTRE[fn])
 
 
-def _hash_resonance_suggest(trial: optuna.Trial) -> dict[str, Any]:
+def _hash_resonance_suggest(trial: BaseTrial) -> dict[str, Any]:
     p: dict[str, Any] = {"encoder": trial.suggest_categorical("encoder", list(HR_ENCODERS))}
     p["x1"] = trial.suggest_float("x1", *HR_X_BOUNDS)
     p["x2"] = trial.suggest_float("x2", *HR_X_BOUNDS)
@@ -244,7 +244,7 @@ def stacked_stages_argmin(c: Params) -> np.ndarray:
     return u
 
 
-def _stacked_stages_suggest(trial: optuna.Trial) -> dict[str, Any]:
+def _stacked_stages_suggest(trial: BaseTrial) -> dict[str, Any]:
     p: dict[str, Any] = {"n_stages": trial.suggest_int("n_stages", 1, SS_MAX_STAGES)}
     for i in range(p["n_stages"]):
         p[f"kind_{i}"] = trial.suggest_categorical(f"kind_{i}", list(SS_KINDS))
@@ -323,7 +323,7 @@ def hetero_branin_value(p: Params) -> Any:
     return HB_HEIGHT * (branin(z1, z2) - BRANIN_MINIMUM) + hetero_branin_offset(p["device"], p["mode"])
 
 
-def _hetero_branin_suggest(trial: optuna.Trial) -> dict[str, Any]:
+def _hetero_branin_suggest(trial: BaseTrial) -> dict[str, Any]:
     return {
         "device": trial.suggest_categorical("device", list(range(HB_N_DEVICES))),
         "mode": trial.suggest_categorical("mode", list(range(HB_N_MODES))),

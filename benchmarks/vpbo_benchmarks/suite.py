@@ -241,7 +241,8 @@ def _split() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The fixed rule, chosen before any run: within each family (in the order above) the problems
     alternate between the halves, and the family's first problem goes to TUNING in the 1st, 3rd,
     ... family and to HELD_OUT in the 2nd, 4th, ... (so that neither half always gets the first)."""
-    tuning, held_out = [], []
+    tuning: list[str] = []
+    held_out: list[str] = []
     for f, family in enumerate(FAMILIES):
         members = [s.name for s in SUITE_SPECS.values() if s.family == family]
         for i, name in enumerate(members):

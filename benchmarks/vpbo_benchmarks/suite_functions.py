@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
-import optuna
+from optuna.trial import BaseTrial
 from scipy.optimize import minimize_scalar
 
 from vpbo_benchmarks.problem import observe
@@ -211,8 +211,8 @@ def best_combination(design: ShiftedDesign) -> tuple[tuple[int, ...], float]:
     return tuple(best), shifted_offset(design, best)
 
 
-def shifted_objective(design: ShiftedDesign, noise_sd: float = 0.0) -> Callable[[optuna.Trial], float]:
-    def objective(trial: optuna.Trial) -> float:
+def shifted_objective(design: ShiftedDesign, noise_sd: float = 0.0) -> Callable[[BaseTrial], float]:
+    def objective(trial: BaseTrial) -> float:
         h = [trial.suggest_categorical(f"c{i + 1}", list(range(n))) for i, n in enumerate(design.levels)]
         x = np.array([trial.suggest_float(f"x{i + 1}", *design.bounds) for i in range(design.n_floats)])
         k = np.array([trial.suggest_int(f"k{i + 1}", *design.int_bounds) for i in range(design.n_ints)])
