@@ -187,7 +187,7 @@ def _parse_domain(variables: Sequence[Mapping[str, Any]]) -> EmulatorDomain:
     return EmulatorDomain(tuple(categorical), tuple(continuous), tuple(outputs))
 
 
-def _as_array(values: Sequence[float]) -> np.ndarray:
+def _as_array(values: Sequence[float] | np.ndarray) -> np.ndarray:
     return np.asarray(values, dtype=np.float64)
 
 
@@ -220,7 +220,7 @@ class SummitEmulator:
         self._low = np.array([out.low for out in self.outputs])
         self._high = np.array([out.high for out in self.outputs])
 
-    def _encode(self, inputs: Mapping[str, Sequence[Any]]) -> tuple[np.ndarray, np.ndarray]:
+    def _encode(self, inputs: Mapping[str, Sequence[Any] | np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Return the continuous block and the one-hot block for a batch of inputs."""
         continuous = np.column_stack([_as_array(inputs[v.name]) for v in self.domain.continuous])
         blocks = []
@@ -229,7 +229,7 @@ class SummitEmulator:
             blocks.append(np.eye(len(var.levels))[codes])
         return continuous, np.hstack(blocks)
 
-    def predict(self, inputs: Mapping[str, Sequence[Any]]) -> dict[str, np.ndarray]:
+    def predict(self, inputs: Mapping[str, Sequence[Any] | np.ndarray]) -> dict[str, np.ndarray]:
         """Predict every output for a batch: ``inputs`` maps each input name to a sequence.
 
         Categorical inputs take level strings; returns output name -> array of predictions.

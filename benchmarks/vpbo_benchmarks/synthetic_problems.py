@@ -145,7 +145,7 @@ def ackley(v: np.ndarray) -> np.ndarray:
     return -ACKLEY_A * np.exp(-ACKLEY_B * root_mean_square) - np.exp(mean_cos) + ACKLEY_A + math.e
 
 
-def ackley5c_levels_to_z(levels: np.ndarray) -> np.ndarray:
+def ackley5c_levels_to_z(levels: Sequence[int] | np.ndarray) -> np.ndarray:
     """Map Ackley-5C's integer levels 0..16 to coordinates -1 + 0.125 j."""
     return ACKLEY5C_LEVEL_START + ACKLEY5C_LEVEL_STEP * np.asarray(levels, dtype=np.float64)
 
