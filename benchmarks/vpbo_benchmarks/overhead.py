@@ -12,12 +12,13 @@ own, and its CPU time is the sampler's work even on a machine shared with other 
 clock is recorded too).
 
 The floor is the floating-point work of VPBO's value proposals at that size (with the points the
-GP keeps, at most ``GP_MAX_POINTS``), divided by the machine's measured single-thread GEMM speed: one triangular solve of an n x S block (n^2 S
-flops) per solved piece (K_x and one per categorical level, less one level per variable, which
-is derived from the others; the levels of the variable the training points are grouped by
-solve only their trailing rows), n S (k + 2) flops per combination to assemble its posterior,
-and the Cholesky of the GP (n^3 / 3). Spaces of more than ``SCREEN_ABOVE`` combinations count both
-stages: all combinations on ``N_SCREEN_CANDIDATES`` candidates, then the shortlist on all S.
+GP keeps, at most ``GP_MAX_POINTS``), divided by the machine's measured single-thread GEMM speed:
+one triangular solve of an n x S block (n^2 S flops) per solved piece (K_x and one per categorical
+level, less one level per variable, which is derived from the others; the levels of the variable
+the training points are grouped by solve only their trailing rows), n S (k + 2) flops per
+combination to assemble its posterior, and the Cholesky of the GP (n^3 / 3). Spaces of more than
+``SCREEN_ABOVE`` combinations count both stages: all combinations on ``N_SCREEN_CANDIDATES``
+candidates, then the shortlist on all S.
 
 Results are stored as one JSON file (``OVERHEAD_FILE``) so that the table and the figures
 (time per trial against n per case, and against the number of combinations C at one n) can be
@@ -176,7 +177,8 @@ def measure(case: str, sampler_name: str, n_trials: int, window: int, seed: int 
     restart = restarted.cpu_seconds[study.trials[-1].number]
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
     return Measurement(
-        case, sampler_name, n_trials, statistics.median(seconds), statistics.median(cpu_seconds), peak, seconds, cpu_seconds, restart
+        case, sampler_name, n_trials, statistics.median(seconds), statistics.median(cpu_seconds), peak, seconds, cpu_seconds,
+        restart,
     )
 
 
@@ -311,7 +313,10 @@ def _figure_against_n(results: Sequence[Measurement], samplers: list[str], marke
             if not own:
                 continue
             n = [m.n_trials for m in own]
-            line = axes.plot(n, [m.mean_cpu_seconds for m in own], marker=markers[sampler], label=f"{SAMPLER_LABELS.get(sampler, sampler)} mean")
+            line = axes.plot(
+                n, [m.mean_cpu_seconds for m in own], marker=markers[sampler],
+                label=f"{SAMPLER_LABELS.get(sampler, sampler)} mean",
+            )
             axes.plot(n, [m.max_cpu_seconds for m in own], marker=markers[sampler], linestyle=":", fillstyle="none",
                       color=line[0].get_color(), label=f"{SAMPLER_LABELS.get(sampler, sampler)} max")
         axes.set(xscale="log", yscale="log", xlabel="trials n", title=f"{CASE_LABELS[case]}, C = {n_combinations(case):,}")

@@ -138,7 +138,9 @@ def forest_trees_objective() -> Objective:
     per step; few trees favour shallow trees, many trees deep ones. The value: validation Brier
     score (mean squared error of the predicted probability of class 1)."""
     x, y = make_hastie_10_2(800, random_state=DATA_SEED)
-    x_train, x_valid, y_train, y_valid = train_test_split(x, (y > 0).astype(int), test_size=0.3, random_state=DATA_SEED, stratify=y)
+    x_train, x_valid, y_train, y_valid = train_test_split(
+        x, (y > 0).astype(int), test_size=0.3, random_state=DATA_SEED, stratify=y
+    )
 
     def objective(trial: BaseTrial) -> float:
         bootstrap = trial.suggest_categorical("bootstrap", [True, False])

@@ -260,7 +260,9 @@ def _misleading_tasks() -> tuple[PruningTask, ...]:
         "batch log int 8-512, decay float",
         "epochs", CROSSING_STEPS, units_per_step=1, catch=(), optimum=crossing_best()[1],
         rank_correlations=CROSSING_CORRELATIONS,
-        optimum_method="the optimizer with the lowest floor, its best lr, batch 64 and decay 0.7 zero the quadratics (closed form)",
+        optimum_method=(
+            "the optimizer with the lowest floor, its best lr, batch 64 and decay 0.7 zero the quadratics (closed form)"
+        ),
     ))
     return tuple(
         dataclasses.replace(task, name=f"{task.name}-{pruner_name}", pruner=pruner)

@@ -154,7 +154,11 @@ def shifted_tables(design: ShiftedDesign) -> ShiftedTables:
         else:
             shift = rng.uniform(-per_cat, per_cat, size=(n, design.n_floats))
         int_half = (design.int_bounds[1] - design.int_bounds[0]) // 2
-        int_shift = rng.integers(-int(design.shift_fraction * int_half / n_cats), int(design.shift_fraction * int_half / n_cats) + 1, size=(n, design.n_ints))
+        int_shift = rng.integers(
+            -int(design.shift_fraction * int_half / n_cats),
+            int(design.shift_fraction * int_half / n_cats) + 1,
+            size=(n, design.n_ints),
+        )
         shifts.append(np.concatenate([shift, int_shift.astype(float)], axis=1))
     offsets = tuple(rng.uniform(0.0, design.offset_spread, size=n) for n in design.levels)
     interactions = {
@@ -166,7 +170,9 @@ def shifted_tables(design: ShiftedDesign) -> ShiftedTables:
     half_int = (design.int_bounds[1] - design.int_bounds[0]) // 2
     centre = np.concatenate([
         centre_rng.uniform(-1.0, 1.0, size=design.n_floats) * design.centre_fraction * half_width,
-        centre_rng.integers(-int(design.centre_fraction * half_int), int(design.centre_fraction * half_int) + 1, size=design.n_ints),
+        centre_rng.integers(
+            -int(design.centre_fraction * half_int), int(design.centre_fraction * half_int) + 1, size=design.n_ints
+        ),
     ]).astype(float)
     return ShiftedTables(tuple(shifts), centre, offsets, interactions)
 

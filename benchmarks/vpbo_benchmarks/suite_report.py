@@ -252,7 +252,10 @@ def problem_spec(name: str) -> tuple[SuiteSpec, float | None, bool]:
     maximised = problem.directions[0] == MAXIMIZE
     spec = SuiteSpec(
         name, "paper", lambda: single_objective(problem), keys,
-        optimum_method="stated with the problem" if problem.optimum is not None else "unknown: the best value in any stored run is the reference",
+        optimum_method=(
+            "stated with the problem" if problem.optimum is not None
+            else "unknown: the best value in any stored run is the reference"
+        ),
         description=problem.description, conditional=name in PAPER_COMBINATION_KEYS,
     )
     optimum = None if problem.optimum is None else (-problem.optimum if maximised else problem.optimum)

@@ -134,7 +134,12 @@ def nan_edge_value(kind: str, x1: float, x2: float, lr: float, k: int) -> float:
     if x1 + x2 > NAN_EDGE_LIMIT:
         return math.nan
     quadratic = NAN_EDGE_WEIGHT * ((x1 - NAN_EDGE_TARGET[0]) ** 2 + (x2 - NAN_EDGE_TARGET[1]) ** 2)
-    return NAN_EDGE_OFFSETS[kind] + quadratic + 0.1 * (math.log10(lr) - NAN_EDGE_LR_TARGET) ** 2 + 0.02 * (k - NAN_EDGE_K_TARGET) ** 2
+    return (
+        NAN_EDGE_OFFSETS[kind]
+        + quadratic
+        + 0.1 * (math.log10(lr) - NAN_EDGE_LR_TARGET) ** 2
+        + 0.02 * (k - NAN_EDGE_K_TARGET) ** 2
+    )
 
 
 def nan_edge_best() -> tuple[dict[str, Any], float]:
@@ -220,7 +225,8 @@ TASKS: Mapping[str, TrialStateTask] = {t.name: t for t in (
     TrialStateTask(
         "mlp_classification", "pruning", deferred(TASKS_MODULE, "mlp_classification_objective", epochs=MLP_EPOCHS),
         f"MLPClassifier.partial_fit on make_classification (1200 x 20, 3 classes), {MLP_EPOCHS} epochs; n_layers (1-2), "
-        "n_units (log int), activation (3), solver (2), batch_size (4) categoricals, alpha and learning_rate_init log floats; validation error",
+        "n_units (log int), activation (3), solver (2), batch_size (4) categoricals, alpha and learning_rate_init log floats; "
+        "validation error",
         "epochs", MLP_EPOCHS, units_per_step=1, catch=(ValueError, FloatingPointError),
     ),
     TrialStateTask(
