@@ -136,7 +136,9 @@ def value_rows(collected: Mapping[str, Mapping[str, list[Record]]], checkpoints:
     ]
 
 
-def difference_rows(collected: Mapping[str, Mapping[str, list[Record]]], checkpoints: Sequence[int], reference: str) -> list[list[str]]:
+def difference_rows(
+    collected: Mapping[str, Mapping[str, list[Record]]], checkpoints: Sequence[int], reference: str
+) -> list[list[str]]:
     rows = []
     for problem, runs in collected.items():
         if reference not in runs:
@@ -168,7 +170,9 @@ def equal_compute_rows(
         unit = PROBLEMS[problem].task.compute_unit
         for sampler, records in runs.items():
             short = sum(not reached for _, reached in within[sampler].values())
-            difference = "" if sampler == reference or reference not in values else _difference_cell(values[reference], values[sampler])
+            difference = (
+                "" if sampler == reference or reference not in values else _difference_cell(values[reference], values[sampler])
+            )
             rows.append([problem, f"{budget:.0f} {unit}", sampler, _cell(list(values[sampler].values()), len(records)),
                          difference or "-", f"{short} of {len(records)}"])
     return rows
@@ -186,7 +190,8 @@ def state_rows(collected: Mapping[str, Mapping[str, list[Record]]], design_trial
             rows.append([
                 problem, sampler, str(len(records)), format_value(*mean_and_se(complete)), format_value(*mean_and_se(pruned)),
                 f"{format_value(*mean_and_se(shares))} %" if shares else "-",
-                f"{format_value(*mean_and_se(repeats))} (max {max(repeats)}; {sum(r > 0 for r in repeats)} of {len(records)} seeds)",
+                f"{format_value(*mean_and_se(repeats))} (max {max(repeats)}; "
+                f"{sum(r > 0 for r in repeats)} of {len(records)} seeds)",
                 format_value(*mean_and_se(compute)),
             ])
     return rows
@@ -206,14 +211,19 @@ def write_report(
         "",
         "## Best final value: mean ± s.e. / 90th-percentile seed ± s.e.",
         "",
-        *markdown_table(["problem", "sampler", "seeds", *(f"trial {c}" for c in checkpoints)], value_rows(collected, checkpoints)),
+        *markdown_table(
+            ["problem", "sampler", "seeds", *(f"trial {c}" for c in checkpoints)], value_rows(collected, checkpoints)
+        ),
         "",
         f"## {reference} - peer, paired by seed: mean ± s.e. (negative: {reference} better)",
         "",
     ]
     differences = difference_rows(collected, checkpoints, reference)
-    lines += markdown_table(["problem", f"{reference} vs", *(f"trial {c}" for c in checkpoints)], differences) if differences else [
-        f"No comparison: no runs of {reference}, or no other sampler."]
+    lines += (
+        markdown_table(["problem", f"{reference} vs", *(f"trial {c}" for c in checkpoints)], differences)
+        if differences
+        else [f"No comparison: no runs of {reference}, or no other sampler."]
+    )
     compute = equal_compute_rows(collected, reference, compute_peer, compute_trial)
     lines += [
         "",
@@ -223,8 +233,11 @@ def write_report(
         f"{reference} - sampler paired by seed; short: runs whose trials spent less than the budget (their final best).",
         "",
     ]
-    lines += markdown_table(["problem", "budget", "sampler", "best value", f"{reference} - sampler", "short"], compute) if compute else [
-        f"No equal-compute table: no pruning problem with runs of {compute_peer} of {compute_trial} trials or more."]
+    lines += (
+        markdown_table(["problem", "budget", "sampler", "best value", f"{reference} - sampler", "short"], compute)
+        if compute
+        else [f"No equal-compute table: no pruning problem with runs of {compute_peer} of {compute_trial} trials or more."]
+    )
     lines += [
         "",
         "## Trial states (mean ± s.e. over seeds)",
