@@ -136,9 +136,9 @@ class TrialPipeline:
     def suggest(self, study: Study, trial: FrozenTrial, search_space: Mapping[str, BaseDistribution], seed: int) -> Suggestion:
         observed = _observe(study, trial, search_space, self._settings)
         n_finished = observed.n_finished(self._settings)
-        if n_finished < max(self._settings.n_random_startup_trials, 1) or not observed.complete:
-            return Suggestion({}, None, {"phase": "random"})
         rng = np.random.default_rng([seed, trial.number])
+        if n_finished < max(self._settings.n_random_startup_trials, 1) or not observed.complete:
+            return _random_design_point(observed, self._settings.complete_repeats, rng)
         # Log EHVI (one GP per objective) once the design is done; else one GP on the objective,
         # or on a ParEGO scalarisation of several.
         hypervolume = n_finished >= self._settings.n_startup_trials and self._uses_hypervolume(study, observed.encoder)
@@ -287,6 +287,23 @@ def _imputed_values(
 def _model_data(study: Study, observed: _Observations) -> ModelData:
     numbers = np.array([t.number for t in (*observed.complete, *observed.imputed)], dtype=np.int64)
     return ModelData(numbers, observed.h, observed.x, StudyFitStore(study))
+
+
+def _random_design_point(observed: _Observations, complete_repeats: str, rng: np.random.Generator) -> Suggestion:
+    """A trial of the random part of the initial design: Optuna's random sampling (no relative
+    parameters), or, in a discrete space under ``complete_repeats="when-noisy"``, a random point
+    that repeats no finished trial, redrawn up to ``MAX_DESIGN_DRAWS`` times (among a few hundred
+    configurations, eight random draws coincide in about one study in four)."""
+    random = Suggestion({}, None, {"phase": "random"})
+    if complete_repeats != "when-noisy" or not observed.complete or not observed.encoder.is_discrete():
+        return random
+    encoder, repeats = observed.encoder, observed.repeats(complete_too=True)
+    for _ in range(MAX_DESIGN_DRAWS):
+        h, x = random_points(encoder, 1, rng)
+        x = encoder.snap(x, encoder.numeric_masks(h)[0])
+        if not repeats.contains(h[0], x[0]):
+            return Suggestion(encoder.decode(h[0], x[0]), None, {"phase": "random"})
+    return random
 
 
 def _search_initialization(

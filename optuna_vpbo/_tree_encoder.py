@@ -67,6 +67,10 @@ class TreeEncoder:
                     x[i, j] = INACTIVE_FILL
         return h, x
 
+    def is_discrete(self) -> bool:
+        """Whether every numeric parameter is on a grid (``MixedSpaceEncoder.is_discrete``)."""
+        return self._space.is_discrete()
+
     def repeat_tolerance(self) -> np.ndarray:
         """How close (d,) two encoded numeric values are the same configuration."""
         return self._space.repeat_tolerance()

@@ -186,6 +186,11 @@ class MixedSpaceEncoder:
             params[name] = self._scales[name].decode(float(x[j]))
         return params
 
+    def is_discrete(self) -> bool:
+        """Whether every numeric parameter is on a grid (an int, or a float with a step): a space
+        of countably many configurations, where a random draw can repeat an earlier one."""
+        return all(scale.is_int or scale.step is not None for scale in self._scales.values())
+
     def repeat_tolerance(self) -> np.ndarray:
         """Per numeric dimension (d,), how close two encoded values are the same configuration."""
         return np.array([self._scales[name].repeat_tolerance for name in self.numeric_names], dtype=np.float64)

@@ -21,6 +21,7 @@ from vpbo_benchmarks import (
     doc_tables,
     envelope_report,
     overhead,
+    repeats_report,
     suite_report,
     trial_state_runs,
     trial_states,
@@ -102,7 +103,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     commands.add_parser("table", help="a condensed Markdown table of stored runs (see `table --help`)", add_help=False)
     handlers: dict[str, Handler] = {}
     for add in (
-        add_list, add_docs, add_run, add_report, add_hypervolume, add_overhead, add_suite_report, add_envelope, add_trial_states,
+        add_list, add_docs, add_run, add_report, add_hypervolume, add_overhead, add_suite_report, add_envelope, add_repeats,
+        add_trial_states,
     ):
         handlers.update(add(commands))
     return parser, handlers
@@ -324,6 +326,27 @@ def write_envelope(args: argparse.Namespace) -> None:
     path = args.report or args.out / f"ENVELOPE-{args.candidate}.md"
     command = "vpbo-benchmark " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["envelope"] else ""
     print(envelope_report.write_envelope_report(path, result, command))
+
+
+# --------------------------------------------------------------------------------------------
+# repeats
+# --------------------------------------------------------------------------------------------
+
+
+def add_repeats(commands: Subcommands) -> dict[str, Handler]:
+    parser = commands.add_parser("repeats", help="how often each sampler evaluated a configuration again (issue 27)")
+    parser.add_argument("--out", type=Path, required=True, help="folder of stored runs")
+    parser.add_argument("--problems", type=names, required=True)
+    parser.add_argument("--samplers", type=names, default=None, help="only these samplers (default: every stored one)")
+    parser.add_argument("--report", type=Path, default=None, help="Markdown file (default <out>/REPEATS.md)")
+    return {"repeats": write_repeats}
+
+
+def write_repeats(args: argparse.Namespace) -> None:
+    """The repeats report, written and printed."""
+    rows = repeats_report.repeat_rows(args.out, expand_groups(args.problems), args.samplers)
+    command = "vpbo-benchmark " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["repeats"] else ""
+    print(repeats_report.write_repeats_report(args.report or args.out / "REPEATS.md", rows, command))
 
 
 # --------------------------------------------------------------------------------------------
