@@ -140,7 +140,6 @@ def fit_hyperparameters(
     lam_bounds: tuple[float, float] = LAMBDA_BOUNDS,
     variance_bounds: tuple[float, float] = VARIANCE_BOUNDS,
     prior: str = "none",
-    prior_weight: float = 1.0,
 ) -> GPHyperparameters:
     """Maximum-likelihood (``prior="none"``) or maximum-a-posteriori hyperparameters (a prior of
     ``_priors``) from ``n_restarts`` L-BFGS-B runs.
@@ -163,7 +162,7 @@ def fit_hyperparameters(
     starts = [np.clip(warm_start.to_theta(), lows, highs)]
     starts += [rng.uniform(lows, highs) for _ in range(max(0, n_restarts - 1))]
     likelihood = _core.LikelihoodEvaluator(h, x, y)
-    evaluator = _posterior_objective(likelihood, negative_log_prior(prior), layout, prior_weight)
+    evaluator = _posterior_objective(likelihood, negative_log_prior(prior), layout)
     best_theta, best_value, failures = _best_of_starts(evaluator, starts, bounds)
     if not math.isfinite(best_value):
         _logger.warning(
@@ -197,28 +196,16 @@ def _best_of_starts(
 
 
 def _posterior_objective(
-    likelihood: Callable[[np.ndarray], tuple[float, np.ndarray]], prior: NegativeLogPrior, layout: HyperparameterLayout,
-    weight: float = 1.0,
+    likelihood: Callable[[np.ndarray], tuple[float, np.ndarray]], prior: NegativeLogPrior, layout: HyperparameterLayout
 ) -> Callable[[np.ndarray], tuple[float, np.ndarray]]:
-    """-log likelihood - weight * log prior of theta, and its gradient."""
+    """-log likelihood - log prior of theta, and its gradient."""
 
     def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
         value, gradient = likelihood(theta)
         prior_value, prior_gradient = prior(theta, layout)
-        if weight != 1.0:  # a full weight keeps the arithmetic of a plain posterior
-            prior_value, prior_gradient = weight * prior_value, weight * prior_gradient
         return value + prior_value, np.asarray(gradient) + prior_gradient
 
     return objective
-
-
-def prior_weight(full_weight: int, n: int) -> float:
-    """The weight of the hyperparameter prior in a fit on ``n`` observations: 1 up to
-    ``full_weight`` observations (0: always), then ``full_weight / n``. A prior states what is
-    believed before the data; as the study grows its own evidence takes over, so that a
-    lengthscale the prior keeps long can shorten where the data ask for it (docs/decisions.md,
-    "Adapt")."""
-    return 1.0 if full_weight <= 0 or n <= full_weight else full_weight / n
 
 
 @dataclasses.dataclass(frozen=True)
@@ -291,11 +278,7 @@ class ModelCache:
     update of its Cholesky factor) instead of being rebuilt.
     """
 
-    def __init__(
-        self, refit_interval: int, n_restarts: int, *, early_refits: bool = False, prior: str = "none",
-        prior_full_weight: int = 0,
-    ) -> None:
-        self._prior_full_weight = prior_full_weight
+    def __init__(self, refit_interval: int, n_restarts: int, *, early_refits: bool = False, prior: str = "none") -> None:
         self._schedule = RefitSchedule(refit_interval, n_restarts, early_refits)
         self._prior = prior
         self._fits: dict[tuple[str, ...], ModelFit] = {}
@@ -330,8 +313,7 @@ class ModelCache:
         subset = training_subset(h, y, FIT_MAX_POINTS)
         n_restarts = self._schedule.restarts(n, warm_start is not None)
         fitted = fit_hyperparameters(
-            h[subset], x[subset], y[subset], rng=rng, n_restarts=n_restarts, warm_start=warm_start, prior=self._prior,
-            prior_weight=prior_weight(self._prior_full_weight, n)
+            h[subset], x[subset], y[subset], rng=rng, n_restarts=n_restarts, warm_start=warm_start, prior=self._prior
         )
         self._fits[key] = ModelFit(n, fitted, fitted_transform)
         if store is not None and n >= LONG_STUDY:

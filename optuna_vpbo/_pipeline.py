@@ -130,7 +130,6 @@ class TrialPipeline:
             settings.n_restarts,
             early_refits=settings.early_refits,
             prior=settings.hyperparameter_prior,
-            prior_full_weight=settings.prior_full_weight,
         )
 
     def suggest(self, study: Study, trial: FrozenTrial, search_space: Mapping[str, BaseDistribution], seed: int) -> Suggestion:

@@ -48,9 +48,6 @@ class VPBOSettings:
             ``"dimension-scaled"`` (LogNormal lengthscales scaled with the dimension, Hvarfner et
             al. 2024) or ``"none"`` (maximum likelihood, the paper's; try it when the optimum is a
             narrow basin in a flat region).
-        prior_full_weight: The hyperparameter prior has its full weight in fits on up to this many
-            observations, then a weight of ``prior_full_weight / n`` (0: the full weight always):
-            a belief for few data, which the study's own evidence then outweighs.
         stall_trials: Stall safeguard (0: off): once the best trial is at least this many
             complete trials old, every odd-numbered trial proposes only among the combinations
             (leaves) observed least, so that a branch the model wrote off early is tried again.
@@ -97,7 +94,6 @@ class VPBOSettings:
     refit_interval: int = 10
     early_refits: bool = True
     hyperparameter_prior: str = "dimension-scaled"
-    prior_full_weight: int = 30
     stall_trials: int = 10
     n_restarts: int = 3
     max_enumerated_combinations: int = 4096
@@ -129,7 +125,7 @@ class VPBOSettings:
     def __post_init__(self) -> None:
         for name in ("n_candidates", "refit_interval", "n_restarts", "max_enumerated_combinations"):
             _check_int(name, getattr(self, name), minimum=1)
-        for name in ("n_startup_trials", "n_refine", "stall_trials", "prior_full_weight"):
+        for name in ("n_startup_trials", "n_refine", "stall_trials"):
             _check_int(name, getattr(self, name), minimum=0)
         for name in ("search_initialization", "early_refits"):
             if not isinstance(getattr(self, name), bool):
@@ -174,7 +170,6 @@ PRESETS: dict[str, VPBOSettings] = {
         n_refine=0,
         early_refits=False,
         hyperparameter_prior="none",
-        prior_full_weight=0,
         n_restarts=5,
         output_transform="standardize",
         stall_trials=0,

@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from optuna_vpbo import _core
-from optuna_vpbo._fit import _posterior_objective, fit_hyperparameters, prior_weight
+from optuna_vpbo._fit import fit_hyperparameters
 from optuna_vpbo._hyperparameters import hyperparameter_layout
 from optuna_vpbo._priors import PRIORS, negative_log_prior
 
@@ -69,39 +68,3 @@ def test_a_prior_keeps_a_few_points_from_degenerate_lengthscales() -> None:
     assert plain.lengthscales.max() > 10 or plain.lengthscales.min() < 0.05
     assert 0.05 <= with_prior.lengthscales.min() and with_prior.lengthscales.max() <= 10
 
-
-def test_prior_weight_is_full_up_to_full_weight_then_falls_as_one_over_n() -> None:
-    assert [prior_weight(30, n) for n in (1, 30, 60, 300)] == [1.0, 1.0, 0.5, 0.1]
-    assert prior_weight(0, 10_000) == 1.0  # 0: the full weight always
-
-
-def _smooth_data(n: int, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(3)
-    x = rng.random((n, d))
-    y = np.sin(3 * x[:, 0]) + 0.1 * x[:, 1]
-    return np.zeros((n, 0), dtype=np.int32), x, (y - y.mean()) / y.std()
-
-
-def test_a_weighted_prior_interpolates_between_maximum_likelihood_and_the_posterior() -> None:
-    """A weight of 0 is maximum likelihood, 1 the plain posterior (the same fits from the same
-    starts), and the objective in between is the likelihood plus the weighted prior, checked
-    against the two evaluated apart."""
-    h, x, y = _smooth_data(8, 4)
-
-    def fit(prior: str, weight: float) -> np.ndarray:
-        rng = np.random.default_rng(5)
-        return fit_hyperparameters(h, x, y, rng=rng, n_restarts=3, prior=prior, prior_weight=weight).to_theta()
-
-    np.testing.assert_allclose(fit("dimension-scaled", 0.0), fit("none", 1.0), rtol=1e-9, atol=1e-12)
-    weighted = fit("dimension-scaled", 0.25)
-    assert not np.allclose(weighted, fit("dimension-scaled", 1.0))
-    layout, prior = hyperparameter_layout(4), negative_log_prior("dimension-scaled")
-    likelihood = _core.LikelihoodEvaluator(h, x, y)
-    objective = _posterior_objective(likelihood, prior, layout, 0.25)
-    theta = weighted.copy()
-    theta[layout.lam] = 0.5  # inside lambda's bounds, where central differences are defined
-    value, gradient = objective(theta)
-    assert value == pytest.approx(likelihood(theta)[0] + 0.25 * prior(theta, layout)[0], rel=1e-12)
-    step = 1e-6
-    numeric = [(objective(theta + step * e)[0] - objective(theta - step * e)[0]) / (2 * step) for e in np.eye(len(theta))]
-    np.testing.assert_allclose(gradient, numeric, rtol=1e-5, atol=1e-5)
