@@ -197,6 +197,27 @@ def state_rows(collected: Mapping[str, Mapping[str, list[Record]]], design_trial
     return rows
 
 
+def _equal_compute_section(
+    collected: Mapping[str, Mapping[str, list[Record]]], reference: str, compute_peer: str, compute_trial: int
+) -> list[str]:
+    """The equal-compute section: the best final value within the compute ``compute_peer`` spent."""
+    compute = equal_compute_rows(collected, reference, compute_peer, compute_trial)
+    lines = [
+        "",
+        f"## At equal compute: the epochs or rounds {compute_peer} spent by trial {compute_trial} (pruning problems)",
+        "",
+        "Best final value of the trials finished within the budget (mean ± s.e. / 90th-percentile seed); "
+        f"{reference} - sampler paired by seed; short: runs whose trials spent less than the budget (their final best).",
+        "",
+    ]
+    lines += (
+        markdown_table(["problem", "budget", "sampler", "best value", f"{reference} - sampler", "short"], compute)
+        if compute
+        else [f"No equal-compute table: no pruning problem with runs of {compute_peer} of {compute_trial} trials or more."]
+    )
+    return lines
+
+
 def write_report(
     path: Path, collected: Mapping[str, Mapping[str, list[Record]]], half: str, checkpoints: Sequence[int],
     reference: str, compute_peer: str, compute_trial: int, design_trials: int, command: str = "",
@@ -224,20 +245,7 @@ def write_report(
         if differences
         else [f"No comparison: no runs of {reference}, or no other sampler."]
     )
-    compute = equal_compute_rows(collected, reference, compute_peer, compute_trial)
-    lines += [
-        "",
-        f"## At equal compute: the epochs or rounds {compute_peer} spent by trial {compute_trial} (pruning problems)",
-        "",
-        "Best final value of the trials finished within the budget (mean ± s.e. / 90th-percentile seed); "
-        f"{reference} - sampler paired by seed; short: runs whose trials spent less than the budget (their final best).",
-        "",
-    ]
-    lines += (
-        markdown_table(["problem", "budget", "sampler", "best value", f"{reference} - sampler", "short"], compute)
-        if compute
-        else [f"No equal-compute table: no pruning problem with runs of {compute_peer} of {compute_trial} trials or more."]
-    )
+    lines += _equal_compute_section(collected, reference, compute_peer, compute_trial)
     lines += [
         "",
         "## Trial states (mean ± s.e. over seeds)",
