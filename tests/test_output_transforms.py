@@ -9,12 +9,14 @@ import scipy.stats
 from optuna.study import StudyDirection
 
 from optuna_vpbo._output_transforms import (
+    MAX_TARGET_VARIANCE,
     OUTPUT_TRANSFORMS,
     ConstraintStandardize,
     FittedYeoJohnson,
     Standardize,
     YeoJohnson,
     make_output_transform,
+    target_variances,
 )
 
 MIN, MAX = StudyDirection.MINIMIZE, StudyDirection.MAXIMIZE
@@ -113,3 +115,39 @@ def test_factory_rejects_unknown_names(name: object) -> None:
 def test_direction_is_validated() -> None:
     with pytest.raises(ValueError, match="direction"):
         Standardize("minimize")  # type: ignore[arg-type]
+
+
+def _frozen_yeo_johnson(values: np.ndarray, direction: StudyDirection, exponent: float):
+    """The fitted Yeo-Johnson transform of ``values`` as a function of one value, every
+    standardisation constant frozen at ``values``' (SciPy's Yeo-Johnson)."""
+    oriented = values if direction == StudyDirection.MAXIMIZE else -values
+    mean1, sd1 = oriented.mean(), oriented.std()
+    transformed = scipy.stats.yeojohnson((oriented - mean1) / sd1, lmbda=exponent)
+    mean2, sd2 = transformed.mean(), transformed.std()
+    sign = 1.0 if direction == StudyDirection.MAXIMIZE else -1.0
+    return lambda v: (scipy.stats.yeojohnson(np.atleast_1d((sign * v - mean1) / sd1), lmbda=exponent)[0] - mean2) / sd2
+
+
+@pytest.mark.parametrize("direction", [StudyDirection.MINIMIZE, StudyDirection.MAXIMIZE])
+def test_slopes_are_the_derivatives_with_the_standardisation_frozen(direction: StudyDirection) -> None:
+    rng = np.random.default_rng(7)
+    values = np.exp(rng.standard_normal(40))  # a heavy tail: an exponent far from 1
+    fitted = YeoJohnson(direction).fit(values)
+    assert fitted.exponent is not None and abs(fitted.exponent - 1.0) > 0.2
+    frozen = _frozen_yeo_johnson(values, direction, fitted.exponent)
+    np.testing.assert_allclose(frozen(values[0]), fitted(values)[0], rtol=1e-10)
+    eps = 1e-6
+    numeric = [(frozen(v + eps) - frozen(v - eps)) / (2 * eps) for v in values]
+    np.testing.assert_allclose(fitted.slopes(values), numeric, rtol=1e-5)
+    standardize = Standardize(direction).fit(values)
+    sign = 1.0 if direction == StudyDirection.MAXIMIZE else -1.0
+    np.testing.assert_allclose(standardize.slopes(values), sign / values.std(), rtol=1e-12)
+
+
+def test_target_variances_scale_by_the_squared_slope() -> None:
+    values = np.array([1.0, 2.0, 4.0, 8.0])
+    fitted = Standardize(StudyDirection.MINIMIZE).fit(values)
+    assert target_variances(fitted, values, None) is None
+    variances = target_variances(fitted, values, np.array([0.0, 1.0, np.inf, 4.0]))
+    assert variances is not None
+    np.testing.assert_allclose(variances, [0.0, 1.0 / values.var(), MAX_TARGET_VARIANCE, 4.0 / values.var()])
