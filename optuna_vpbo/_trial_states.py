@@ -30,7 +30,7 @@ from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from optuna_vpbo._curves import predict_final
-from optuna_vpbo._optuna_compat import set_trial_system_attr
+from optuna_vpbo._optuna_compat import get_trials, set_trial_system_attr
 from optuna_vpbo._pruner_bars import pruner_bar
 
 # System attribute of a trial that failed in the objective (written before its state is set).
@@ -92,12 +92,7 @@ def impute_pruned_values(complete: Sequence[FrozenTrial], pruned: Sequence[Froze
         return np.zeros(0)
     floor, worst = float(np.median(finite)), float(finite.max())
     losses = np.full(len(pruned), worst)
-    by_step: dict[int, list[int]] = {}
-    for i, trial in enumerate(pruned):
-        step = trial.last_step
-        if step is not None and math.isfinite(trial.intermediate_values[step]):
-            by_step.setdefault(step, []).append(i)
-    for step, members in by_step.items():
+    for step, members in _by_last_step(pruned).items():
         reported = [
             (sign * t.intermediate_values[step], final) for t, final in zip(complete, finals) if step in t.intermediate_values
         ]
@@ -139,18 +134,41 @@ def pruned_evidence(
     method, bounded = mode.split("-")[1], mode.endswith("-bound")
     worst = float(finite.max())
     means, variances = np.full(len(pruned), worst), np.full(len(pruned), _wide_variance(finite, np.zeros(0)))
+    for step, members in _by_last_step(pruned).items():
+        peers = _peer_pairs(complete, finals, step, sign)
+        cohort = np.array([sign * t.intermediate_values[step] for t in trials if step in t.intermediate_values])
+        default = _wide_variance(finite, cohort)
+        for i in members:
+            bar = pruner_bar(pruner, pruned[i], trials, direction) if bounded else math.nan
+            means[i], variances[i] = predict_final(
+                peers, sign * pruned[i].intermediate_values[step], method, sign * bar if math.isfinite(bar) else None, default
+            )
+    return PrunedEvidence(sign * np.minimum(means, worst), variances)
+
+
+def _by_last_step(pruned: Sequence[FrozenTrial]) -> dict[int, list[int]]:
+    """The indices of the pruned trials by their last step (those with a finite last value)."""
+    by_step: dict[int, list[int]] = {}
     for i, trial in enumerate(pruned):
         step = trial.last_step
-        if step is None or not math.isfinite(trial.intermediate_values[step]):
-            continue
-        peers = _peer_pairs(complete, finals, step, sign)
-        cohort = [sign * t.intermediate_values[step] for t in trials if step in t.intermediate_values]
-        default = _wide_variance(finite, np.array(cohort, dtype=float))
-        bar = pruner_bar(pruner, trial, trials, direction) if bounded else math.nan
-        means[i], variances[i] = predict_final(
-            peers, sign * trial.intermediate_values[step], method, sign * bar if math.isfinite(bar) else None, default
-        )
-    return PrunedEvidence(sign * np.minimum(means, worst), variances)
+        if step is not None and math.isfinite(trial.intermediate_values[step]):
+            by_step.setdefault(step, []).append(i)
+    return by_step
+
+
+def pruned_prediction(study: Study, trial: FrozenTrial, mode: str) -> dict[str, float] | None:
+    """What the model will read from ``trial``, being pruned now (single objective, a curve
+    ``mode``): its last step and the predicted final value's mean and standard deviation from the
+    complete trials so far; None where the study has none or several objectives."""
+    if len(study.directions) != 1 or mode not in CURVE_MODES or trial.last_step is None:
+        return None
+    trials = get_trials(study, None, use_cache=False)
+    complete = [t for t in trials if t.state == TrialState.COMPLETE]
+    evidence = pruned_evidence(complete, [trial], study.direction, mode, study.pruner, trials)
+    if not len(evidence.values):
+        return None
+    return {"step": trial.last_step, "mean": float(f"{evidence.values[0]:.6g}"),
+            "sd": float(f"{math.sqrt(evidence.variances[0]):.3g}")}
 
 
 def _peer_pairs(complete: Sequence[FrozenTrial], finals: np.ndarray, step: int, sign: float) -> np.ndarray:

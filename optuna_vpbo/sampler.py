@@ -14,12 +14,12 @@ from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
 from optuna_vpbo import _blas_threads, _core, _optuna_compat, _pending
-from optuna_vpbo._diagnostics import record_diagnostics
+from optuna_vpbo._diagnostics import DIAGNOSTICS_KEY, record_diagnostics
 from optuna_vpbo._independent_sampling import fallback_reason
 from optuna_vpbo._pipeline import TrialPipeline
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import PRESETS, VPBOSettings
-from optuna_vpbo._trial_states import mark_objective_failure
+from optuna_vpbo._trial_states import mark_objective_failure, pruned_prediction
 
 _logger = optuna.logging.get_logger(__name__)
 # What the model honestly cannot do (a kernel matrix that cannot be factorised): the trial then
@@ -179,6 +179,13 @@ class VPBOSampler(BaseSampler):
         if self._record_proposals:
             record_diagnostics(study, trial, diagnostics)
 
+    def _record_pruned_prediction(self, study: Study, trial: FrozenTrial) -> None:
+        """Add to a pruned trial's diagnostics what the model reads from its curve: the final
+        value predicted when it was pruned (``pruned_final``)."""
+        prediction = pruned_prediction(study, trial, self._settings.pruned_trials)
+        if prediction is not None:
+            record_diagnostics(study, trial, {**trial.user_attrs.get(DIAGNOSTICS_KEY, {}), "pruned_final": prediction})
+
     def sample_independent(
         self,
         study: Study,
@@ -215,6 +222,8 @@ class VPBOSampler(BaseSampler):
         if state == TrialState.FAIL:
             # Only failures that pass here are the configuration's (docs/pruning-and-failures.md).
             mark_objective_failure(study, trial)
+        if state == TrialState.PRUNED and self._record_proposals:
+            self._record_pruned_prediction(study, trial)
         if self._constraints_func is not None:
             _optuna_compat.process_constraints_after_trial(self._constraints_func, study, trial, state)
         self._independent_sampler.after_trial(study, trial, state, values)
