@@ -54,6 +54,14 @@ def test_list_prints_the_problems_spaces_and_the_samplers() -> None:
     assert re.search(r"^vpbo +VPBOSampler with its defaults$", output, re.MULTILINE)
     assert re.search(r"^oracle +the Oracle", output, re.MULTILINE)
     assert re.search(r"^gp +Optuna's GPSampler$", output, re.MULTILINE)
+    assert re.search(r"^numeric: hartmann6, knn_breast, knn_wine, svm_breast, dt_digits, linear_breast$", output, re.MULTILINE)
+    assert re.search(r"^adapt_held_out: peak_field, michalewicz_gates, ", output, re.MULTILINE)
+
+
+def test_list_expands_a_group() -> None:
+    output = cli(["list", "--problems", "numeric"], REPOSITORY)
+    assert "| hartmann6 | 0 | 0 | 6 | minimize | -3.32237 |" in output
+    assert re.search(r"\| knn_wine \| 0 \| 0 \| 2 \| minimize \| unknown \|", output)
 
 
 def test_a_missing_peer_names_the_extra(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ LAB_PAGES = sorted((REPOSITORY / "benchmarks").glob("**/*.md"))
 
 def test_the_front_page_and_the_results_have_marked_tables() -> None:
     names = {p.relative_to(REPOSITORY).as_posix() for p in PAGES}
-    assert {"README.md", "docs/results.md", "docs/performance.md", "docs/settings.md"} <= names
+    assert {"README.md", "docs/results.md", "docs/performance.md"} <= names
 
 
 def test_committed_tables_are_up_to_date() -> None:

@@ -16,7 +16,16 @@ from pathlib import Path
 from typing import NoReturn, TypeAlias
 
 from optuna_vpbo import VPBOSampler
-from vpbo_benchmarks import catalogue, doc_tables, overhead, suite_report, trial_state_runs, trial_states, trial_states_report
+from vpbo_benchmarks import (
+    catalogue,
+    doc_tables,
+    envelope_report,
+    overhead,
+    suite_report,
+    trial_state_runs,
+    trial_states,
+    trial_states_report,
+)
 from vpbo_benchmarks.hypervolume import hypervolume_table
 from vpbo_benchmarks.oracle import ORACLE
 from vpbo_benchmarks.plots import SMOOTH_WINDOW, write_figures
@@ -92,7 +101,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("table", help="a condensed Markdown table of stored runs (see `table --help`)", add_help=False)
     handlers: dict[str, Handler] = {}
-    for add in (add_list, add_docs, add_run, add_report, add_hypervolume, add_overhead, add_suite_report, add_trial_states):
+    for add in (
+        add_list, add_docs, add_run, add_report, add_hypervolume, add_overhead, add_suite_report, add_envelope, add_trial_states,
+    ):
         handlers.update(add(commands))
     return parser, handlers
 
@@ -104,13 +115,15 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
 
 def add_list(commands: Subcommands) -> dict[str, Handler]:
     parser = commands.add_parser("list", help="the problems (search space, optimum) and the samplers")
-    parser.add_argument("--problems", type=names, default=list(PROBLEM_NAMES), help="only these problems")
+    parser.add_argument("--problems", type=names, default=list(PROBLEM_NAMES), help="only these problems (or groups, e.g. numeric)")
     return {"list": list_problems_and_samplers}
 
 
 def list_problems_and_samplers(args: argparse.Namespace) -> None:
     print("Problems (space from a few random probe trials):\n")
-    print("\n".join(catalogue.problem_lines(args.problems)))
+    print("\n".join(catalogue.problem_lines(expand_groups(args.problems))))
+    print("\nGroups (for --problems, and suite-report --half):\n")
+    print("\n".join(f"{group}: {', '.join(members)}" for group, members in GROUPS.items()))
     print("\nSamplers:\n")
     print("\n".join(catalogue.sampler_lines()))
 
@@ -267,6 +280,43 @@ def write_suite_report(args: argparse.Namespace) -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# envelope
+# --------------------------------------------------------------------------------------------
+
+
+def add_envelope(commands: Subcommands) -> dict[str, Handler]:
+    parser = commands.add_parser(
+        "envelope", help="a candidate against the better of two references per problem and checkpoint (issue 27's target)"
+    )
+    parser.add_argument("--candidate", required=True, help="the candidate sampler's name in --out")
+    parser.add_argument("--out", type=Path, required=True, help="folder of the candidate's runs")
+    parser.add_argument("--references", type=names, default=list(envelope_report.REFERENCES), help="two sampler names")
+    parser.add_argument("--references-out", type=Path, default=None, help="folder of the references' and peers' runs (default --out)")
+    parser.add_argument("--problems", type=names, required=True, help="problems and groups (each group is a set of the report)")
+    parser.add_argument("--peers", type=names, default=list(envelope_report.PEERS), help="whose stuck seeds stand beside")
+    parser.add_argument("--checkpoints", type=integers, default=list(envelope_report.CHECKPOINTS))
+    parser.add_argument("--seeds", type=int, default=None, help="only seeds 0 .. N-1")
+    parser.add_argument("--stuck-trials", type=int, default=suite_report.STUCK_TRIALS)
+    parser.add_argument("--copies", type=int, default=envelope_report.N_COPIES, help="bootstrap resamples of the copy")
+    parser.add_argument("--copy-seed", type=int, default=envelope_report.COPY_SEED)
+    parser.add_argument("--report", type=Path, default=None, help="Markdown file (default <out>/ENVELOPE-<candidate>.md)")
+    return {"envelope": write_envelope}
+
+
+def write_envelope(args: argparse.Namespace) -> None:
+    """The envelope report, written and printed."""
+    if len(args.references) != 2:
+        raise SystemExit("vpbo-benchmark envelope: --references takes two sampler names")
+    result = envelope_report.envelope(
+        args.out, args.references_out or args.out, args.problems, args.candidate, args.references, args.peers,
+        args.checkpoints, args.seeds, args.stuck_trials, args.copies, args.copy_seed,
+    )
+    path = args.report or args.out / f"ENVELOPE-{args.candidate}.md"
+    command = "vpbo-benchmark " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["envelope"] else ""
+    print(envelope_report.write_envelope_report(path, result, command))
+
+
+# --------------------------------------------------------------------------------------------
 # trial-states {list,run,report}
 # --------------------------------------------------------------------------------------------
 
@@ -274,22 +324,28 @@ def write_suite_report(args: argparse.Namespace) -> None:
 def add_trial_states(commands: Subcommands) -> dict[str, Handler]:
     parser = commands.add_parser("trial-states", help="pruned and failed trials: tasks, runs and report (docs/trial-states.md)")
     actions = parser.add_subparsers(dest="action", required=True)
-    actions.add_parser("list", help="the problems, their half and family")
+    actions.add_parser("list", help="the problems, their half or set and family")
     run_parser = actions.add_parser("run", help="run every missing (problem, sampler, seed) and store it")
-    run_parser.add_argument("--problems", type=names, default=["all"], help="names, or tuning / held_out / all")
+    run_parser.add_argument(
+        "--problems", type=names, default=["all"],
+        help="names, or tuning / held_out / all (issue 20's suite) / misleading / fresh_pruning (issue 28's sets)",
+    )
     run_parser.add_argument("--samplers", type=names, required=True)
     run_parser.add_argument("--seeds", type=int, default=10, help="seeds 0 .. N-1")
     run_parser.add_argument("--trials", type=int, default=100)
     run_parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     run_parser.add_argument("--out", type=Path, default=trial_states.DEFAULT_OUT)
     run_parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
-    add_trial_states_report(actions.add_parser("report", help="Markdown tables of stored runs, per half"))
+    add_trial_states_report(actions.add_parser("report", help="Markdown tables of stored runs, per half or set"))
     return {"trial-states": trial_states_action}
 
 
 def add_trial_states_report(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=trial_states.DEFAULT_OUT, help="folder of the stored runs; the reports go there")
-    parser.add_argument("--half", choices=["tuning", "held_out", "both"], default="both")
+    parser.add_argument(
+        "--half", choices=["both", *trial_states_report.REPORT_FILES],
+        default="both", help="both: tuning and held_out; misleading, fresh_pruning: issue 28's sets",
+    )
     parser.add_argument("--problems", type=names, default=None, help="only these problems (of the half)")
     parser.add_argument("--samplers", type=names, default=None, help="in this order (default: every stored sampler)")
     parser.add_argument("--reference", default=trial_states_report.REFERENCE)

@@ -1,6 +1,7 @@
-"""The specifications of the broad suite's problems (issue 13) and of the fresh held-out set
-(issue 21): what the suite's measurements need beyond a :class:`~.problem.Problem` (the
-combinations, their bests, the optimum's point), and the Problem each specification gives.
+"""The specifications of the broad suite's problems (issue 13) and of the fresh (issue 21) and
+adapt (issue 27) held-out sets: what the suite's measurements need beyond a
+:class:`~.problem.Problem` (the combinations, their bests, the optimum's point), and the Problem
+each specification gives.
 """
 
 from __future__ import annotations
@@ -104,10 +105,13 @@ def fresh_objective(problem: FreshProblem) -> Callable[[optuna.Trial], float]:
     return objective
 
 
-def fresh_spec(problem: FreshProblem) -> SuiteSpec:
-    """The :class:`SuiteSpec` of a fresh problem."""
+def fresh_spec(
+    problem: FreshProblem, make_objective: Callable[[FreshProblem], Callable[[optuna.Trial], float]] = fresh_objective,
+) -> SuiteSpec:
+    """The :class:`SuiteSpec` of a fresh problem; ``make_objective(problem)`` builds its Optuna
+    objective (:func:`fresh_objective`: Gaussian noise where the problem has some)."""
     return SuiteSpec(
-        problem.name, problem.family, functools.partial(fresh_objective, problem), problem.combination_keys,
+        problem.name, problem.family, functools.partial(make_objective, problem), problem.combination_keys,
         optimum_method=problem.optimum_method, description=problem.description, conditional=problem.conditional,
         noise_sd=problem.max_noise_sd, combinations=problem.combinations, combination_best=problem.combination_best,
         best_point=problem.best_point,

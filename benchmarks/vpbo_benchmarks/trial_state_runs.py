@@ -16,7 +16,7 @@ from optuna.trial import TrialState
 from vpbo_benchmarks.progress import TrialReporter
 from vpbo_benchmarks.runner import environment, run_label, run_missing
 from vpbo_benchmarks.samplers import TimedSampler, make_sampler
-from vpbo_benchmarks.trial_states import PROBLEMS, STATE_LETTERS, TUNING, get_trial_state_problem, repeat_flags
+from vpbo_benchmarks.trial_states import GROUPS, PROBLEMS, STATE_LETTERS, get_trial_state_problem, repeat_flags
 
 # --------------------------------------------------------------------------------------------
 # Runner
@@ -81,11 +81,11 @@ def _state_counts(states: str) -> str:
 
 
 def problem_lines() -> list[str]:
-    """One line per problem: half, family, pruner, compute unit, description."""
+    """One line per problem: its group (half, or set of issue 28), family, pruner, compute unit, description."""
     lines = []
     for name, problem in PROBLEMS.items():
-        half = "TUNING" if name in TUNING else "HELD_OUT"
+        group = next(g for g in ("tuning", "held_out", "misleading", "fresh_pruning") if name in GROUPS[g])
         pruner = problem.pruner or "none"
-        lines.append(f"{name} [{half}, {problem.task.family}, pruner {pruner}, compute in {problem.task.compute_unit}]: "
+        lines.append(f"{name} [{group}, {problem.task.family}, pruner {pruner}, compute in {problem.task.compute_unit}]: "
                      f"{problem.task.description}")
     return lines

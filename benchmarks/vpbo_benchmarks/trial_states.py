@@ -21,6 +21,11 @@ compute and whether its parameters repeat those of an earlier PRUNED or FAIL tri
 ``benchmarks/results-trial-states/``. This module holds the tasks' table, the problems (a task
 under a pruner), the split and the repeat rule; the scikit-learn and XGBoost tasks themselves are
 in :mod:`.trial_state_tasks`, the crash tasks (synthetic) below.
+
+The learning-curve issue's sets (issue 28, :mod:`.pruning_tasks`) run with the same runner and
+report, each task under its own pruner, with its own compute rule (reports times units per
+step): the groups ``misleading`` (tuning data) and ``fresh_pruning`` (held out: RandomSampler
+only until issue 28's model is frozen), beside the halves ``tuning``, ``held_out`` and ``all``.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from optuna.distributions import BaseDistribution, FloatDistribution
 from optuna.trial import FrozenTrial, TrialState
 
 from vpbo_benchmarks.lazy import deferred
+from vpbo_benchmarks.pruning_tasks import MISLEADING_CURVE_TASKS, PRUNING_HELD_OUT_TASKS, PruningTask
 
 DEFAULT_OUT = Path("benchmarks/results-trial-states")
 STATE_LETTERS: Mapping[TrialState, str] = {
@@ -76,17 +82,27 @@ PRUNERS: Mapping[str, Callable[[], optuna.pruners.BasePruner]] = {
 
 @dataclasses.dataclass(frozen=True)
 class TrialStateProblem:
-    """A task under a pruner (``pruner`` a key of PRUNERS) or without one (``None``)."""
+    """A task under a pruner (``pruner`` a key of PRUNERS) or without one (``None``).
+
+    A task of the learning-curve issue's sets (:mod:`.pruning_tasks`) brings its own pruner
+    (``pruner_factory``; ``pruner`` is then only its label) and its own compute rule
+    (``compute_rule``: its ``PruningTask.compute``)."""
 
     name: str
     task: TrialStateTask
     pruner: str | None
+    pruner_factory: Callable[[], optuna.pruners.BasePruner] | None = None
+    compute_rule: Callable[[FrozenTrial], int] | None = None
 
     def make_pruner(self) -> optuna.pruners.BasePruner:
+        if self.pruner_factory is not None:
+            return self.pruner_factory()
         return PRUNERS[self.pruner]() if self.pruner is not None else optuna.pruners.NopPruner()
 
     def compute(self, trial: FrozenTrial) -> int:
-        """Epochs or rounds trained (pruning tasks), else 1 fit."""
+        """Epochs or rounds trained (pruning tasks), else 1 fit; a learning-curve task's own rule."""
+        if self.compute_rule is not None:
+            return self.compute_rule(trial)
         if self.task.units_per_step is None:
             return 1
         return len(trial.intermediate_values) * self.task.units_per_step
@@ -264,7 +280,23 @@ def _problems() -> dict[str, TrialStateProblem]:
     return problems
 
 
-PROBLEMS: Mapping[str, TrialStateProblem] = _problems()
+def learning_curve_problem(task: PruningTask) -> TrialStateProblem:
+    """A task of :mod:`.pruning_tasks` as a problem of this suite: its fields, its pruner (labelled
+    by its name's suffix) and its compute rule."""
+    base = TrialStateTask(
+        task.name, task.family, task.objective, task.description, task.compute_unit, task.max_steps,
+        units_per_step=task.units_per_step, catch=task.catch, optimum=task.optimum, optimum_method=task.optimum_method,
+    )
+    return TrialStateProblem(task.name, base, task.name.rsplit("-", 1)[-1], pruner_factory=task.pruner, compute_rule=task.compute)
+
+
+# The learning-curve issue's sets (issue 28): tuning data, and a fresh set held out until its
+# model is frozen (RandomSampler only until then: docs/trial-states.md).
+MISLEADING: tuple[str, ...] = tuple(t.name for t in MISLEADING_CURVE_TASKS)
+FRESH_PRUNING: tuple[str, ...] = tuple(t.name for t in PRUNING_HELD_OUT_TASKS)
+PROBLEMS: Mapping[str, TrialStateProblem] = {
+    **_problems(), **{t.name: learning_curve_problem(t) for t in MISLEADING_CURVE_TASKS + PRUNING_HELD_OUT_TASKS},
+}
 
 
 def _split_halves() -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -289,6 +321,9 @@ def _split_halves() -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 TUNING, HELD_OUT = _split_halves()
 HALVES: Mapping[str, tuple[str, ...]] = {"tuning": TUNING, "held_out": HELD_OUT, "all": TUNING + HELD_OUT}
+# Every name that stands for problems: the halves of issue 20's suite ("all" is both halves, as
+# run) and the sets of issue 28.
+GROUPS: Mapping[str, tuple[str, ...]] = {**HALVES, "misleading": MISLEADING, "fresh_pruning": FRESH_PRUNING}
 
 
 def get_trial_state_problem(name: str) -> TrialStateProblem:
@@ -299,10 +334,11 @@ def get_trial_state_problem(name: str) -> TrialStateProblem:
 
 
 def resolve_problems(names: Sequence[str]) -> list[str]:
-    """Problem names, where a half's name (tuning, held_out, all) stands for its problems."""
+    """Problem names, where a group's name (tuning, held_out, all, misleading, fresh_pruning)
+    stands for its problems."""
     resolved: list[str] = []
     for name in names:
-        for member in HALVES.get(name, (name,)):
+        for member in GROUPS.get(name, (name,)):
             get_trial_state_problem(member)
             if member not in resolved:
                 resolved.append(member)

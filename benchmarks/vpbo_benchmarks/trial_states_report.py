@@ -36,12 +36,15 @@ import scipy.stats
 from vpbo_benchmarks.markdown import format_value, markdown_table
 from vpbo_benchmarks.records import load_problem
 from vpbo_benchmarks.suite_report import mean_and_se, tail_seed
-from vpbo_benchmarks.trial_states import HALVES, PROBLEMS, get_trial_state_problem
+from vpbo_benchmarks.trial_states import GROUPS, PROBLEMS, get_trial_state_problem
 
 CHECKPOINTS = (30, 60, 100)
 DESIGN_TRIALS = 10
 REFERENCE = "vpbo"
-REPORT_FILES: Mapping[str, str] = {"tuning": "TRIAL-STATES-tuning.md", "held_out": "TRIAL-STATES-held-out.md"}
+REPORT_FILES: Mapping[str, str] = {
+    "tuning": "TRIAL-STATES-tuning.md", "held_out": "TRIAL-STATES-held-out.md",
+    "misleading": "TRIAL-STATES-misleading.md", "fresh_pruning": "TRIAL-STATES-fresh-pruning.md",
+}
 
 Record = dict[str, Any]
 
@@ -215,7 +218,7 @@ def write_report(
 ) -> str:
     """Write the Markdown report of one half to ``path`` and return it."""
     lines = [
-        f"# Trial states: {half.replace('_', '-')} half",
+        f"# Trial states: {half.replace('_', '-')} {'half' if half in ('tuning', 'held_out') else 'set'}",
         "",
         f"Problems: {', '.join(collected)}. Definitions: docs/trial-states.md and "
         "benchmarks/vpbo_benchmarks/trial_states_report.py. Every value is minimised; only COMPLETE trials have a final value.",
@@ -276,13 +279,14 @@ def write_reports(
     out: Path, halves: Sequence[str], problems: Sequence[str] | None, samplers: Sequence[str] | None, seeds: int | None,
     reference: str, checkpoints: Sequence[int], compute_peers: Sequence[str] | None, design_trials: int, command: str = "",
 ) -> list[Path]:
-    """The report of each half (its ``problems`` only, if given) from the runs stored in ``out``,
-    written there; equal compute against ``compute_peers`` (None: every peer). Returns the files."""
+    """The report of each half or set (a key of REPORT_FILES; its ``problems`` only, if given) from
+    the runs stored in ``out``, written there; equal compute against ``compute_peers`` (None: every
+    peer). Returns the files."""
     for name in problems or []:
         get_trial_state_problem(name)
     paths = []
     for half in halves:
-        members = [p for p in HALVES[half] if problems is None or p in problems]
+        members = [p for p in GROUPS[half] if problems is None or p in problems]
         collected = collect(out, members, samplers, seeds, reference)
         path = out / REPORT_FILES[half]
         write_report(path, collected, half, checkpoints, reference, compute_peers, design_trials, command)
