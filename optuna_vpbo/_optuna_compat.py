@@ -17,6 +17,8 @@ from optuna.samplers._base import _process_constraints_after_trial
 from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
+from optuna_vpbo import _stored
+
 _optuna_warn: Callable[[str, type[Warning]], None] | None
 try:  # Optuna >= 4.7 (hides Optuna's own frames from the warning's location)
     from optuna._warnings import optuna_warn as _optuna_warn
@@ -44,12 +46,22 @@ _CONSTRAINTS_KEY = "constraints"
 
 def trial_constraints(trial: FrozenTrial) -> dict[str, float]:
     """A finished trial's constraint values by name (``constraints_func``'s by position: "0",
-    "1", ...); empty if it has none."""
+    "1", ...); empty if it has none. Read from storage, so checked (``_stored.constraint_values``:
+    a value that is no number is left out)."""
+    return _stored.constraint_values(trial, _stored_constraints, _CONSTRAINTS_KEY)
+
+
+def _stored_constraints(trial: FrozenTrial) -> Any:
+    """The constraint values as Optuna keeps them, unchecked (Optuna 5's reader may raise on
+    values of the wrong type)."""
     if HAS_NAMED_CONSTRAINTS:
-        constraints: dict[str, float] = trial.constraints
-        return constraints
+        return trial.constraints
     values = trial.system_attrs.get(_CONSTRAINTS_KEY)
-    return {} if values is None else {str(i): value for i, value in enumerate(values)}
+    if values is None:
+        return {}
+    if not isinstance(values, (list, tuple)):
+        raise TypeError(f"a list of values, not {type(values).__name__}")
+    return {str(i): value for i, value in enumerate(values)}
 
 
 def get_trials(study: Study, states: Container[TrialState] | None = None, *, use_cache: bool) -> list[FrozenTrial]:
@@ -110,13 +122,16 @@ def set_study_system_attr(study: Study, key: str, value: Any) -> None:
 def save_dashboard_note(study: Study, trial: FrozenTrial, markdown: str) -> bool:
     """Write ``markdown`` as the trial's optuna-dashboard note at the storage level (its public
     ``save_note`` needs a live ``optuna.Trial``, whose constructor would call the sampler again);
-    False when optuna-dashboard is not installed. Notes live in the study's system attributes,
-    versioned per trial; a new note takes the next version."""
+    False when optuna-dashboard is not installed, or when the stored version of the note is no
+    version (``_stored.note_version``; the note is then not written). Notes live in the study's
+    system attributes, versioned per trial; a new note takes the next version."""
     try:
         from optuna_dashboard._note import note_ver_key, save_note_with_version
     except ImportError:
         return False
-    storage = study._storage
-    version = get_study_system_attrs(study).get(note_ver_key(trial._trial_id), 0) + 1
-    save_note_with_version(storage, study._study_id, trial._trial_id, version, markdown)
+    key = note_ver_key(trial._trial_id)
+    version = _stored.note_version(get_study_system_attrs(study).get(key), key, study.study_name)
+    if version is None:  # not a version: left alone rather than overwritten
+        return False
+    save_note_with_version(study._storage, study._study_id, trial._trial_id, version + 1, markdown)
     return True

@@ -4,7 +4,8 @@ A trial's suggestion is written into its system attributes (``publish``) before 
 returns it, so that every other worker, in this process or another, reads it as the trial's
 in-flight parameters (``in_flight_params``): the GP conditions on those points
 (``pending_points``), and a worker does not return a point that another trial holds
-(``reserve``). What this guarantees is in docs/many-workers.md.
+(``reserve``). What this guarantees is in docs/many-workers.md. Publications are read back
+through the validating reader ``_stored.published_params``: other workers' are not trusted.
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ from optuna.trial import FrozenTrial, TrialState
 
 from optuna_vpbo._once import FirstTime
 from optuna_vpbo._optuna_compat import get_trials, set_trial_system_attr
+from optuna_vpbo._stored import MAX_PUBLISHED_CHUNKS
+from optuna_vpbo._stored import RELATIVE_PARAMS_KEY as RELATIVE_PARAMS_KEY
+from optuna_vpbo._stored import SYSTEM_ATTR_MAX_LENGTH as SYSTEM_ATTR_MAX_LENGTH
+from optuna_vpbo._stored import published_params as published_params
 
-# Running trials publish their suggestion under this system-attribute prefix.
-RELATIVE_PARAMS_KEY = "vpbo:relative_params"
-# Optuna's RDB storage keeps system attributes under 2046 characters.
-SYSTEM_ATTR_MAX_LENGTH = 2045
+# The keys of a publication and their validating reader (re-exported above) live in ``_stored``
+# with the other readers of storage.
 # Publish-and-check rounds of ``reserve`` before it gives up moving (each round moves once).
 MAX_RESERVE_ROUNDS = 8
 
@@ -49,27 +52,17 @@ def chunks_of(params: Mapping[str, Any]) -> list[str]:
 
 def publish(study: Study, trial: FrozenTrial, params: Mapping[str, Any]) -> None:
     """Write the suggestion into the trial's system attributes: chunks first, their count last,
-    so that a reader never takes a partial write for a whole one. Nothing for an empty one."""
+    so that a reader never takes a partial write for a whole one. Nothing for an empty one, or
+    one longer than the readers take (``MAX_PUBLISHED_CHUNKS``)."""
     if not params:
         return
     chunks = chunks_of(params)
+    if len(chunks) > MAX_PUBLISHED_CHUNKS:
+        _logger.debug(f"Trial#{trial.number}'s suggestion is not published: {len(chunks)} chunks of JSON.")
+        return
     for i, chunk in enumerate(chunks):
         set_trial_system_attr(study, trial, f"{RELATIVE_PARAMS_KEY}:{i}", chunk)
     set_trial_system_attr(study, trial, f"{RELATIVE_PARAMS_KEY}:count", len(chunks))
-
-
-def published_params(trial: FrozenTrial) -> Params | None:
-    """The suggestion a trial published; None if none, or if read while being rewritten (a longer
-    suggestion's chunks not all there, or a mix of two that is no JSON)."""
-    count = trial.system_attrs.get(f"{RELATIVE_PARAMS_KEY}:count", 0)
-    chunks: list[Any] = [trial.system_attrs.get(f"{RELATIVE_PARAMS_KEY}:{i}") for i in range(count)]
-    if not count or None in chunks:
-        return None
-    try:
-        params = json.loads("".join(chunks))
-    except ValueError:
-        return None  # the trial is seen again at the next read
-    return params if isinstance(params, dict) else None
 
 
 def in_flight_params(trial: FrozenTrial) -> Params:
@@ -108,7 +101,10 @@ def pending_points(
                 )
             continue
         try:
-            rows.append(encoder.encode([selected]))
+            h, x = encoder.encode([selected])
+            if not np.all(np.isfinite(x)):  # a null for a number: NaN
+                raise ValueError("a numeric value is no number")
+            rows.append((h, x))
         except (ValueError, KeyError, TypeError) as error:
             if _LEFT_OUT_REPORTED.first((trial.number, trial.datetime_start, "encoding")):
                 _logger.warning(

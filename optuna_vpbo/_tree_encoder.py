@@ -16,11 +16,12 @@ one combination of categorical values). Rows are what the value proposals choose
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
+from optuna.distributions import BaseDistribution, CategoricalDistribution, FloatDistribution, IntDistribution
 
 from optuna_vpbo._search_tree import Leaf, SearchTree
 from optuna_vpbo.search_space import MixedSpaceEncoder
@@ -78,9 +79,10 @@ class TreeEncoder:
 
     def active_params(self, params: Mapping[str, Any]) -> dict[str, Any] | None:
         """The parameters of a configuration that its leaf uses, or None if it has no leaf of
-        this tree (a parameter missing, or a value outside its distribution)."""
+        this tree (a parameter missing, or a value outside its distribution: values may come
+        from other workers' publications, ``_stored``)."""
         leaf = self.tree.leaf_of(params)
-        if leaf is None:
+        if leaf is None or any(number_outside(self.tree.distributions[name], params[name]) for name in leaf.numerics):
             return None
         active = {name for name, _ in leaf.categoricals} | set(leaf.numerics)
         return {name: value for name, value in params.items() if name in active}
@@ -138,6 +140,18 @@ class TreeEncoder:
             for name, code, inactive in zip(self.categorical_names, row, self.inactive_codes)
             if code != inactive
         }
+
+
+def number_outside(dist: BaseDistribution, value: Any) -> bool:
+    """Whether ``value`` is a number (int or float) outside the float or int distribution
+    ``dist``: beyond its range (an int of any size compares exactly), NaN, or no integer for an
+    int. What is no number is the encoder's to reject."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if isinstance(value, float) and (math.isnan(value) or (isinstance(dist, IntDistribution) and not value.is_integer())):
+        return True
+    assert isinstance(dist, (FloatDistribution, IntDistribution))
+    return not dist.low <= value <= dist.high
 
 
 def _any_value(dist: Any) -> Any:

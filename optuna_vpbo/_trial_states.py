@@ -32,11 +32,11 @@ from optuna.trial import FrozenTrial, TrialState
 from optuna_vpbo._curves import predict_final
 from optuna_vpbo._optuna_compat import get_trials, set_trial_system_attr
 from optuna_vpbo._pruner_bars import pruner_bar
+from optuna_vpbo._stored import OBJECTIVE_FAILURE_KEY as OBJECTIVE_FAILURE_KEY
+from optuna_vpbo._stored import objective_failure_mark, retried_trial
 
-# System attribute of a trial that failed in the objective (written before its state is set).
-OBJECTIVE_FAILURE_KEY = "vpbo:objective_failure"
-# RetryFailedTrialCallback's system attribute on the retry: the number of the failed trial.
-RETRIED_TRIAL_KEY = "failed_trial"
+# The mark of a failure in the objective (written before the trial's state is set) and
+# RetryFailedTrialCallback's number of the retried trial are read through ``_stored``.
 # Failed trials join the objective model at this quantile of the complete values, from the best:
 # a pessimistic value that lowers the acquisition where trials fail without flattening the best
 # basin beside them (docs/decisions.md, "Pruned and failed trials").
@@ -65,7 +65,7 @@ class FinishedTrials:
 def finished_trials(trials: Iterable[FrozenTrial]) -> FinishedTrials:
     """The complete, pruned and failed-in-the-objective trials of ``trials``."""
     trials = list(trials)
-    retried = {t.system_attrs.get(RETRIED_TRIAL_KEY) for t in trials} - {None}
+    retried = {retried_trial(t) for t in trials} - {None}
     return FinishedTrials(
         [t for t in trials if t.state == TrialState.COMPLETE],
         [t for t in trials if t.state == TrialState.PRUNED],
@@ -74,7 +74,7 @@ def finished_trials(trials: Iterable[FrozenTrial]) -> FinishedTrials:
 
 
 def is_objective_failure(trial: FrozenTrial) -> bool:
-    return trial.state == TrialState.FAIL and bool(trial.system_attrs.get(OBJECTIVE_FAILURE_KEY, False))
+    return trial.state == TrialState.FAIL and objective_failure_mark(trial)
 
 
 def mark_objective_failure(study: Study, trial: FrozenTrial) -> None:

@@ -33,6 +33,9 @@ import pytest
 
 from conftest import run_bounded
 
+# A study served by optuna-dashboard and looked at in Chromium.
+pytestmark = [pytest.mark.slow, pytest.mark.e2e]
+
 REPOSITORY = Path(__file__).resolve().parents[1]
 EXAMPLE = REPOSITORY / "examples" / "dashboard.py"
 STUDY_NAME = "vpbo-dashboard"  # examples/dashboard.py's

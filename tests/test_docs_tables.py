@@ -15,6 +15,9 @@ import pytest
 
 from optuna_vpbo import VPBOSampler, VPBOSettings
 
+# Regenerates every marked table from the stored runs (seconds, about 12 MB read).
+pytestmark = pytest.mark.docs
+
 REPOSITORY = Path(__file__).resolve().parents[1]
 DOC_PAGES = sorted([REPOSITORY / "README.md", *(REPOSITORY / "docs").glob("*.md")])
 

@@ -34,6 +34,8 @@ def test_every_example_is_tested() -> None:
     assert sorted(p.stem for p in EXAMPLES.glob("*.py")) == sorted(EXPECTED_OUTPUT)
 
 
+@pytest.mark.slow
+@pytest.mark.e2e
 @pytest.mark.parametrize("name", list(EXPECTED_OUTPUT))
 def test_example_runs(name: str, tmp_path: Path) -> None:
     command = [sys.executable, str(EXAMPLES / f"{name}.py"), "--trials", str(N_TRIALS)]

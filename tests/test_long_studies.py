@@ -210,6 +210,7 @@ def test_a_long_study_is_deterministic_for_a_seed():
     assert params[0] == params[1]
 
 
+@pytest.mark.slow
 def test_a_new_process_reads_the_fit_back_instead_of_fitting(tmp_path):
     """Process 1 runs a long study and stores its fit; process 2 proposes its first trial from
     the stored fit without any likelihood fit."""

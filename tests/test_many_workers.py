@@ -41,6 +41,8 @@ from conftest import (
 )
 from test_storages import journal_storage, sqlite_url
 
+# Worker processes on SQLite, journal and PostgreSQL storages, as a user deploys them.
+pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 POSTGRES_URL_VARIABLE = "VPBO_POSTGRES_URL"
 N_WORKERS = 4
 N_TRIALS_PER_WORKER = 10

@@ -77,6 +77,7 @@ def test_long_suggestion_is_stored_in_chunks(storage: str | optuna.storages.Base
     assert published_params(last) == last.params
 
 
+@pytest.mark.slow
 def test_two_processes_share_one_study(storage: str | optuna.storages.BaseStorage) -> None:
     optuna.create_study(study_name="shared", storage=storage)
     context = multiprocessing.get_context("spawn")
