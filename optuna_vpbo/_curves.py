@@ -123,7 +123,12 @@ def predict_final(
     and the peers' pairs (loss at that step, final loss) (p x 2), by the map ``method`` (one of
     ``STEP_TO_FINAL_MAPS``), truncated below at the image of ``bound`` if given. With fewer than
     ``MIN_PEERS`` peers (or no spread), the value shifted by the peers' median offset with
-    ``default_variance``."""
+    ``default_variance``. An unknown ``method`` or peers not of shape (p, 2) raise ValueError."""
+    if method not in STEP_TO_FINAL_MAPS:
+        raise ValueError(f"Unknown step-to-final map {method!r}; choose from {STEP_TO_FINAL_MAPS}.")
+    peers = np.asarray(peers, dtype=np.float64)
+    if peers.ndim != 2 or peers.shape[1] != 2:
+        raise ValueError(f"peers must be (value at the step, final value) pairs of shape (p, 2), not {peers.shape}.")
     if len(peers) >= MIN_PEERS and np.ptp(peers[:, 0]) > 0 and np.ptp(peers[:, 1]) > 0:
         if method == RANK:
             return predict_rank(peers, value, bound)

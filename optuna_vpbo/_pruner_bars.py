@@ -17,9 +17,11 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from optuna.pruners import BasePruner, PatientPruner, PercentilePruner
+from optuna.pruners import BasePruner
 from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
+
+from optuna_vpbo._optuna_compat import percentile_pruner_rule
 
 
 def pruner_bar(pruner: BasePruner | None, trial: FrozenTrial, trials: Sequence[FrozenTrial], direction: StudyDirection) -> float:
@@ -27,22 +29,11 @@ def pruner_bar(pruner: BasePruner | None, trial: FrozenTrial, trials: Sequence[F
     step = trial.last_step
     if step is None:
         return math.nan
-    percentile = _percentile_rule(pruner)
+    percentile = percentile_pruner_rule(pruner)
     if percentile is not None:
         earlier = [t for t in trials if t.number != trial.number and _finished_before(t, trial)]
         return _percentile_bar(earlier, step, direction, *percentile)
     return _survivors_bar(trials, trial, step, direction)
-
-
-def _percentile_rule(pruner: BasePruner | None) -> tuple[float, int] | None:
-    """(percentile, n_min_trials) of a percentile pruner, unwrapped from a PatientPruner; None for
-    any other pruner. Reads Optuna's private attributes, so a missing one means 'another pruner'."""
-    if isinstance(pruner, PatientPruner):
-        pruner = getattr(pruner, "_wrapped_pruner", None)
-    if not isinstance(pruner, PercentilePruner):
-        return None
-    percentile, n_min_trials = getattr(pruner, "_percentile", None), getattr(pruner, "_n_min_trials", 1)
-    return None if percentile is None else (float(percentile), int(n_min_trials))
 
 
 def _finished_before(other: FrozenTrial, trial: FrozenTrial) -> bool:

@@ -126,7 +126,9 @@ def pruned_evidence(
     step; with ``-bound``, truncated at the image of the bar that pruned it (``pruner_bar``, from
     ``pruner`` and all ``trials``). The mean is never worse than the worst complete value. A trial
     pruned before any report takes the worst complete value with the complete values' variance.
-    Empty without a finite complete value."""
+    Empty without a finite complete value. An unknown ``mode`` raises ValueError."""
+    if mode not in CURVE_MODES:
+        raise ValueError(f"Unknown curve mode {mode!r}; choose from {CURVE_MODES}.")
     sign, finals = _losses(complete, direction)
     finite = finals[np.isfinite(finals)]
     if not len(pruned) or not len(finite):
