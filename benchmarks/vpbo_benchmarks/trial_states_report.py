@@ -212,6 +212,26 @@ def state_rows(collected: Mapping[str, Mapping[str, list[Record]]], design_trial
     return rows
 
 
+def equal_compute_section(
+    collected: Mapping[str, Mapping[str, list[Record]]], reference: str, checkpoints: Sequence[int],
+    compute_peers: Sequence[str] | None,
+) -> list[str]:
+    """The report's section at equal compute: ``reference`` within each peer's compute."""
+    compute = equal_compute_rows(collected, reference, checkpoints, compute_peers)
+    lines = [
+        "",
+        f"## At equal compute: {reference} within each peer's compute (pruning problems)",
+        "",
+        "Budget: the peer's mean compute (epochs, rounds, trees, rows) by trial t. Best final value of the trials "
+        f"finished within it (mean ± s.e. / 90th-percentile seed), {reference} - peer paired by seed (signed-rank p); "
+        f"short: runs whose trials spent less than the budget (their final best), {reference} / peer.",
+        "",
+    ]
+    return lines + (markdown_table(
+        ["problem", "peer", "trial", "budget", reference, "peer", f"{reference} - peer", "short"], compute,
+    ) if compute else [f"No equal-compute table: no pruning problem with runs of {reference} and a peer."])
+
+
 def write_report(
     path: Path, collected: Mapping[str, Mapping[str, list[Record]]], half: str, checkpoints: Sequence[int],
     reference: str, compute_peers: Sequence[str] | None, design_trials: int, command: str = "",
@@ -234,19 +254,7 @@ def write_report(
     differences = difference_rows(collected, checkpoints, reference)
     lines += markdown_table(["problem", f"{reference} vs", *(f"trial {c}" for c in checkpoints)], differences) if differences else [
         f"No comparison: no runs of {reference}, or no other sampler."]
-    compute = equal_compute_rows(collected, reference, checkpoints, compute_peers)
-    lines += [
-        "",
-        f"## At equal compute: {reference} within each peer's compute (pruning problems)",
-        "",
-        "Budget: the peer's mean compute (epochs, rounds, trees, rows) by trial t. Best final value of the trials "
-        f"finished within it (mean ± s.e. / 90th-percentile seed), {reference} - peer paired by seed (signed-rank p); "
-        f"short: runs whose trials spent less than the budget (their final best), {reference} / peer.",
-        "",
-    ]
-    lines += markdown_table(
-        ["problem", "peer", "trial", "budget", reference, "peer", f"{reference} - peer", "short"], compute,
-    ) if compute else [f"No equal-compute table: no pruning problem with runs of {reference} and a peer."]
+    lines += equal_compute_section(collected, reference, checkpoints, compute_peers)
     lines += [
         "",
         "## Trial states (mean ± s.e. over seeds)",
