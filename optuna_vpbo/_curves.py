@@ -24,7 +24,9 @@ mean and variance of the truncated distribution. Everything here is in losses (l
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 
 import numpy as np
 import scipy.special
@@ -34,6 +36,8 @@ STEP_TO_FINAL_MAPS = (LINEAR, RANK)
 # Peers needed for a map; with fewer, the final value is predicted from the peers' final values
 # alone (the value at s shifted by their median offset) with their spread, or a wide default.
 MIN_PEERS = 3
+# A map of one step: (value at s, bound or None) -> (mean, variance) of the final value.
+StepToFinal = Callable[[float, float | None], tuple[float, float]]
 # Probabilities of the quantile rule that gives the moments of a (truncated) prediction.
 _QUANTILE_LEVELS = (np.arange(64) + 0.5) / 64
 
@@ -88,8 +92,12 @@ def _truncated_levels(mean: float, sd: float, bound: float | None) -> np.ndarray
 def predict_rank(peers: np.ndarray, value: float, bound: float | None = None) -> tuple[float, float]:
     """Mean and variance of the final loss from the loss ``value`` at s by the rank map; ``bound``
     a loss at s (the pruner's bar) whose predicted score truncates the prediction."""
+    return _rank_prediction(peers, rank_correlation(peers[:, 0], peers[:, 1]), value, bound)
+
+
+def _rank_prediction(peers: np.ndarray, rho: float, value: float, bound: float | None = None) -> tuple[float, float]:
+    """``predict_rank`` with the peers' ``rank_correlation`` given (one per step)."""
     intermediate, final = peers[:, 0], peers[:, 1]
-    rho = rank_correlation(intermediate, final)
     sd = math.sqrt(1.0 - rho * rho)
     bound_score = None if bound is None else rho * _score_of(bound, intermediate)
     scores = _truncated_levels(rho * _score_of(value, intermediate), sd, bound_score)
@@ -124,6 +132,12 @@ def predict_final(
     ``STEP_TO_FINAL_MAPS``), truncated below at the image of ``bound`` if given. With fewer than
     ``MIN_PEERS`` peers (or no spread), the value shifted by the peers' median offset with
     ``default_variance``. An unknown ``method`` or peers not of shape (p, 2) raise ValueError."""
+    return step_to_final_map(peers, method, default_variance)(value, bound)
+
+
+def step_to_final_map(peers: np.ndarray, method: str, default_variance: float = math.nan) -> StepToFinal:
+    """``predict_final`` of one step's ``peers`` as a function of (value, bound): what the peers
+    alone decide (the rank correlation) computed once for every pruned trial of that step."""
     if method not in STEP_TO_FINAL_MAPS:
         raise ValueError(f"Unknown step-to-final map {method!r}; choose from {STEP_TO_FINAL_MAPS}.")
     peers = np.asarray(peers, dtype=np.float64)
@@ -131,7 +145,12 @@ def predict_final(
         raise ValueError(f"peers must be (value at the step, final value) pairs of shape (p, 2), not {peers.shape}.")
     if len(peers) >= MIN_PEERS and np.ptp(peers[:, 0]) > 0 and np.ptp(peers[:, 1]) > 0:
         if method == RANK:
-            return predict_rank(peers, value, bound)
-        return predict_linear(peers, value, bound)
+            return functools.partial(_rank_prediction, peers, rank_correlation(peers[:, 0], peers[:, 1]))
+        return functools.partial(predict_linear, peers)
     offset = float(np.median(peers[:, 1] - peers[:, 0])) if len(peers) else 0.0
-    return value + offset, default_variance
+    return functools.partial(_shifted, offset, default_variance)
+
+
+def _shifted(offset: float, variance: float, value: float, bound: float | None = None) -> tuple[float, float]:
+    """The fallback of few peers: ``value`` plus the peers' median ``offset``, with ``variance``."""
+    return value + offset, variance

@@ -29,9 +29,9 @@ from optuna.pruners import BasePruner
 from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
-from optuna_vpbo._curves import predict_final
+from optuna_vpbo._curves import step_to_final_map
 from optuna_vpbo._optuna_compat import get_trials, set_trial_system_attr
-from optuna_vpbo._pruner_bars import pruner_bar
+from optuna_vpbo._pruner_bars import PrunerBars
 from optuna_vpbo._stored import OBJECTIVE_FAILURE_KEY as OBJECTIVE_FAILURE_KEY
 from optuna_vpbo._stored import objective_failure_mark, retried_trial
 
@@ -136,15 +136,14 @@ def pruned_evidence(
     method, bounded = mode.split("-")[1], mode.endswith("-bound")
     worst = float(finite.max())
     means, variances = np.full(len(pruned), worst), np.full(len(pruned), _wide_variance(finite, np.zeros(0)))
+    bars = PrunerBars(pruner, trials, direction) if bounded else None
     for step, members in _by_last_step(pruned).items():
-        peers = _peer_pairs(complete, finals, step, sign)
         cohort = np.array([sign * t.intermediate_values[step] for t in trials if step in t.intermediate_values])
-        default = _wide_variance(finite, cohort)
+        predict = step_to_final_map(_peer_pairs(complete, finals, step, sign), method, _wide_variance(finite, cohort))
         for i in members:
-            bar = pruner_bar(pruner, pruned[i], trials, direction) if bounded else math.nan
-            means[i], variances[i] = predict_final(
-                peers, sign * pruned[i].intermediate_values[step], method, sign * bar if math.isfinite(bar) else None, default
-            )
+            bar = bars(pruned[i]) if bars is not None else math.nan
+            bound = sign * bar if math.isfinite(bar) else None
+            means[i], variances[i] = predict(sign * pruned[i].intermediate_values[step], bound)
     return PrunedEvidence(sign * np.minimum(means, worst), variances)
 
 
