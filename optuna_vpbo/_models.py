@@ -133,7 +133,8 @@ def predicted_value(model: ObjectiveModel, h_row: np.ndarray, x: np.ndarray) -> 
     standard deviation in the objective's own units (noise excluded): the GP's targets mapped back
     through the output transform, by interpolation between the observed (target, value) pairs
     (the transform is monotone) and its slope beyond them; the standard deviation by the slope
-    at the nearest observed value. None when the model keeps no values."""
+    at the nearest observed value. None when the model keeps no values or the prediction is not
+    finite in the objective's units."""
     if model.transform is None or model.values is None or not len(model.values):
         return None
     mean, variance = model.gp.predict(h_row.reshape(1, -1), x.reshape(1, -1))
@@ -143,8 +144,11 @@ def predicted_value(model: ObjectiveModel, h_row: np.ndarray, x: np.ndarray) -> 
     target = float(mean[0])
     nearest = int(np.argmin(np.abs(targets - target)))
     slope = float(slopes[nearest])
+    if not (math.isfinite(slope) and slope != 0.0 and math.isfinite(target)):
+        return None  # a transform whose slope under- or overflowed (values near the float limit)
     if targets[0] <= target <= targets[-1]:
         value = float(np.interp(target, targets, values))
     else:
         value = float(values[nearest] + (target - targets[nearest]) / slope)
-    return value, math.sqrt(max(float(variance[0]), 0.0)) / abs(slope)
+    sd = math.sqrt(max(float(variance[0]), 0.0)) / abs(slope)
+    return (value, sd) if math.isfinite(value) and math.isfinite(sd) else None

@@ -61,9 +61,21 @@ def standardize(y: np.ndarray) -> np.ndarray:
 
 
 def _spread(y: np.ndarray) -> float:
-    """The standard deviation ``standardize`` divides ``y`` by (1 for a constant)."""
+    """The standard deviation ``standardize`` divides ``y`` by (1 for a constant); for values of
+    ordinary magnitude (``_inverse_spread`` for any)."""
     spread = float(np.std(y))
     return spread if spread > 0 else 1.0
+
+
+def _inverse_spread(y: np.ndarray) -> float:
+    """d standardize(y)_i / d y_i: 1 / the standard deviation, computed as ``standardize`` does on
+    ``unit_scaled(y)`` with the power of two put back into the inverse (where it underflows
+    rather than overflows: values on a 1e300 scale have slopes near 1e-300)."""
+    scaled = unit_scaled(y)
+    inverse = 1.0 / _spread(scaled)
+    if scaled is y:
+        return inverse
+    return float(np.ldexp(inverse, -int(np.frexp(float(np.max(np.abs(y))))[1])))
 
 
 def _orientation(direction: StudyDirection) -> float:
@@ -84,7 +96,7 @@ class FittedStandardize(FittedTransform):
         return standardize(_to_maximize(values, self.direction))
 
     def slopes(self, values: np.ndarray) -> np.ndarray:
-        return np.full(len(values), _orientation(self.direction) / _spread(_to_maximize(values, self.direction)))
+        return np.full(len(values), _orientation(self.direction) * _inverse_spread(_to_maximize(values, self.direction)))
 
 
 class Standardize(OutputTransform):
@@ -121,7 +133,7 @@ class FittedYeoJohnson(FittedTransform):
 
     def slopes(self, values: np.ndarray) -> np.ndarray:
         oriented = _to_maximize(values, self.direction)
-        first = _orientation(self.direction) / _spread(oriented)
+        first = _orientation(self.direction) * _inverse_spread(oriented)
         z = standardize(oriented)
         exponent = self.exponent if self.exponent is not None else _yeo_johnson_exponent(z)
         if exponent is None:

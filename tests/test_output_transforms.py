@@ -151,3 +151,21 @@ def test_target_variances_scale_by_the_squared_slope() -> None:
     variances = target_variances(fitted, values, np.array([0.0, 1.0, np.inf, 4.0]))
     assert variances is not None
     np.testing.assert_allclose(variances, [0.0, 1.0 / values.var(), MAX_TARGET_VARIANCE, 4.0 / values.var()])
+
+
+@pytest.mark.parametrize("scale", [1e300, 5e307, 1e-300])
+@pytest.mark.parametrize("transform", [Standardize, YeoJohnson])
+def test_slopes_of_extreme_values_are_finite_and_scale_with_the_values(transform, scale):
+    """Values near the float limit: slopes are computed as ``standardize`` scales (a power of
+    two), so the spread does not overflow into a zero slope (issue 28's predictions divide by it)."""
+    rng = np.random.default_rng(2)
+    base = rng.standard_normal(40) + 0.5
+    direction = StudyDirection.MINIMIZE
+    ordinary = transform(direction).fit(base).slopes(base)
+    with np.errstate(over="raise", invalid="raise", divide="raise"):  # underflow is numpy's silent default
+        extreme = transform(direction).fit(base * scale).slopes(base * scale)
+    assert np.all(np.isfinite(extreme)) and np.all(extreme != 0)
+    # Scaled values round differently, and Yeo-Johnson's fitted exponent follows by ~1e-8; slopes
+    # near 2e-308 lose digits as subnormals.
+    rel = 1e-9 if transform is Standardize and scale != 5e307 else 1e-6
+    np.testing.assert_allclose(extreme * scale, ordinary, rtol=rel)
