@@ -24,6 +24,7 @@ mean and variance of the truncated distribution. Everything here is in losses (l
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Callable
@@ -108,20 +109,40 @@ def _rank_prediction(peers: np.ndarray, rho: float, value: float, bound: float |
 def predict_linear(peers: np.ndarray, value: float, bound: float | None = None) -> tuple[float, float]:
     """Mean and variance of the final loss from the loss ``value`` at s by the line (slope >= 0),
     with the least-squares prediction variance; ``bound`` a loss at s whose prediction truncates."""
-    intermediate, final = peers[:, 0], peers[:, 1]
-    n = len(peers)
-    center = intermediate.mean()
-    sxx = float(np.sum((intermediate - center) ** 2))
-    slope = max(float(np.sum((intermediate - center) * (final - final.mean()))) / sxx, 0.0) if sxx > 0 else 0.0
-    residuals = final - final.mean() - slope * (intermediate - center)
-    residual_variance = float(np.sum(residuals**2)) / max(n - 2, 1)
-    leverage = 1.0 + 1.0 / n + ((value - center) ** 2 / sxx if sxx > 0 else 0.0)
-    mean = float(final.mean() + slope * (value - center))
-    sd = math.sqrt(residual_variance * leverage)
-    if bound is None or sd == 0:
-        return mean, sd * sd
-    levels = _truncated_levels(mean, sd, float(final.mean() + slope * (bound - center)))
-    return float(levels.mean()), float(levels.var())
+    return LinearFit.of(peers)(value, bound)
+
+
+@dataclasses.dataclass(frozen=True)
+class LinearFit:
+    """The least-squares line of one step's peers (slope >= 0), fitted once for every pruned trial
+    of that step: ``fit(value, bound)`` is ``predict_linear(peers, value, bound)``."""
+
+    n: int
+    center: float  # the mean value at s
+    final_mean: float
+    sxx: float
+    slope: float
+    residual_variance: float
+
+    @classmethod
+    def of(cls, peers: np.ndarray) -> LinearFit:
+        intermediate, final = peers[:, 0], peers[:, 1]
+        n = len(peers)
+        center = intermediate.mean()
+        sxx = float(np.sum((intermediate - center) ** 2))
+        slope = max(float(np.sum((intermediate - center) * (final - final.mean()))) / sxx, 0.0) if sxx > 0 else 0.0
+        residuals = final - final.mean() - slope * (intermediate - center)
+        residual_variance = float(np.sum(residuals**2)) / max(n - 2, 1)
+        return cls(n, center, final.mean(), sxx, slope, residual_variance)
+
+    def __call__(self, value: float, bound: float | None = None) -> tuple[float, float]:
+        leverage = 1.0 + 1.0 / self.n + ((value - self.center) ** 2 / self.sxx if self.sxx > 0 else 0.0)
+        mean = float(self.final_mean + self.slope * (value - self.center))
+        sd = math.sqrt(self.residual_variance * leverage)
+        if bound is None or sd == 0:
+            return mean, sd * sd
+        levels = _truncated_levels(mean, sd, float(self.final_mean + self.slope * (bound - self.center)))
+        return float(levels.mean()), float(levels.var())
 
 
 def predict_final(
@@ -146,7 +167,7 @@ def step_to_final_map(peers: np.ndarray, method: str, default_variance: float = 
     if len(peers) >= MIN_PEERS and np.ptp(peers[:, 0]) > 0 and np.ptp(peers[:, 1]) > 0:
         if method == RANK:
             return functools.partial(_rank_prediction, peers, rank_correlation(peers[:, 0], peers[:, 1]))
-        return functools.partial(predict_linear, peers)
+        return LinearFit.of(peers)
     offset = float(np.median(peers[:, 1] - peers[:, 0])) if len(peers) else 0.0
     return functools.partial(_shifted, offset, default_variance)
 
