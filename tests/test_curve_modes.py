@@ -55,7 +55,6 @@ def test_curve_mode_study_with_a_pruner_two_threads_and_failures(mode: str) -> N
         final = trial.user_attrs["vpbo"].get("pruned_final")
         if final is not None:
             assert final["step"] == trial.last_step and np.isfinite(final["mean"]) and final["sd"] >= 0
-    assert study.best_value < 0.1
 
 
 @pytest.mark.parametrize("mode", CURVE_MODES)
