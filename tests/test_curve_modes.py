@@ -78,3 +78,24 @@ def test_unknown_modes_and_maps_are_refused() -> None:
         predict_final(np.array([1.0, 2.0, 3.0]), 1.5, "linear")
     with pytest.raises(ValueError, match="curve mode"):
         pruned_evidence([], [], optuna.study.StudyDirection.MINIMIZE, "impute")
+
+
+def test_a_pruned_trials_diagnostics_are_not_read_back_from_the_storage() -> None:
+    """The objective overwrites the user attribute "vpbo" with a string before it is pruned: the
+    sampler adds ``pruned_final`` to the diagnostics it recorded itself, not to what it would read
+    back (a string would have raised in after_trial)."""
+
+    def overwriting(trial: optuna.Trial) -> float:
+        try:
+            return curve_objective(trial)
+        except optuna.TrialPruned:
+            trial.set_user_attr("vpbo", "not the sampler's")
+            raise
+
+    sampler = VPBOSampler(seed=0, record_proposals=True, settings=VPBOSettings(n_startup_trials=6, pruned_trials="curve-linear"))
+    study = optuna.create_study(sampler=sampler, pruner=optuna.pruners.MedianPruner(n_startup_trials=3, n_warmup_steps=2))
+    study.optimize(overwriting, n_trials=24, catch=(RuntimeError,))
+    pruned = [t for t in study.trials if t.state == TrialState.PRUNED]
+    assert pruned
+    recorded = [t.user_attrs["vpbo"] for t in pruned if isinstance(t.user_attrs["vpbo"], dict)]
+    assert recorded and all("phase" in d and "pruned_final" in d for d in recorded)
