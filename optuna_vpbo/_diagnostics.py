@@ -9,11 +9,12 @@ categorical values, "acquisition": value}``; the first is the chosen one). With 
 one ``{lambda, noise, lengthscales}`` per objective. Once a model is fitted, ``pruned_in_model``
 and ``failed_in_model`` count the pruned and failed trials it learnt from and, when some trial
 failed, ``p_success`` is the success model's probability that the chosen point does not fail
-(docs/pruning-and-failures.md). With one objective, ``prediction`` is the model's prediction of the
-trial's value at the suggested point (``{"mean", "sd"}`` in the objective's units, noise
-excluded); a pruned trial gets ``pruned_final`` when it is pruned: its last step and the final
-value (mean, sd) that the model reads from its curve (``pruned_trials="curve-..."``). The note renders these as tables, so that
-optuna-dashboard shows why a trial was chosen (its note API: ``optuna_dashboard.save_note``).
+(docs/pruning-and-failures.md). With one objective, ``prediction`` is the model's prediction of
+the trial's value at the suggested point (``{"mean", "sd"}`` in the objective's units, noise
+excluded; left out where it is not finite); a pruned trial gets ``pruned_final`` when it is pruned
+(from the sampler object that sampled it): its last step and the final value (mean, sd) that the
+model reads from its curve (``pruned_trials="curve-..."``). The note renders these as tables, so
+that optuna-dashboard shows why a trial was chosen (its note API: ``optuna_dashboard.save_note``).
 """
 
 from __future__ import annotations
