@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# CI, linters: ruff and mypy as configured in pyproject.toml (strict mypy on the package, the
-# benchmarks relaxed), and the native core's stub. Needs the package and its `test` extra
-# installed (ruff, mypy, pybind11-stubgen, and the libraries whose types mypy reads).
+# CI, linters: ruff and strict mypy over the whole repository as configured in pyproject.toml, and
+# the native core's stub. Needs the package and its `test` extra installed (ruff, mypy,
+# pybind11-stubgen, and the libraries whose types mypy reads).
 # Usage: .ci/lint.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
-# The package, the lab, the scripts of docs/ and native/, and the tests that were written to these
-# rules (the rest of tests/ is not yet).
-ruff --version && ruff check optuna_vpbo benchmarks/vpbo_benchmarks benchmarks/tests/test_cli.py tests/test_optuna_compat.py \
-    docs/tables.py native/generate_stub.py
-mypy --version && mypy && mypy docs/tables.py native/generate_stub.py
+# The whole repository but build outputs and stored run records (extend-exclude in pyproject.toml).
+ruff --version && ruff check .
+# Strict mypy over the files of [tool.mypy] in pyproject.toml: the package, the lab and both test
+# suites, the examples, and the scripts of docs/ and native/.
+mypy --version && mypy
 # optuna_vpbo/_core.pyi: what pybind11-stubgen generates from the compiled core (names,
 # signatures, docstrings), and the module the package imports (_core.py with its variant's names)
 # as the stub says (mypy.stubtest, run from tests/: the repository root's source folder would

@@ -23,8 +23,8 @@ import matplotlib.pyplot as plt
 import optuna
 
 from optuna_vpbo import VPBOSampler
-from optuna_vpbo.visualization import plot_lengthscales, plot_value_proposals
 from optuna_vpbo.visualization import matplotlib as vpbo_matplotlib
+from optuna_vpbo.visualization import plot_lengthscales, plot_value_proposals
 from quickstart import objective  # the quickstart's Func2C (this script's folder is on sys.path)
 
 

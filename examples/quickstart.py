@@ -63,7 +63,7 @@ def main() -> None:
     study.optimize(objective, n_trials=args.trials, show_progress_bar=True)
 
     best = study.best_trial
-    print(f"best value {best.value:.6f} (optimum {FUNC2C_OPTIMUM:.6f}, regret {best.value - FUNC2C_OPTIMUM:.2e})")
+    print(f"best value {study.best_value:.6f} (optimum {FUNC2C_OPTIMUM:.6f}, regret {study.best_value - FUNC2C_OPTIMUM:.2e})")
     print(f"best params {best.params} (trial #{best.number} of {len(study.trials)})")
     print(f"look at the study: pip install optuna-dashboard && optuna-dashboard {args.storage}")
 

@@ -71,7 +71,8 @@ def main() -> None:
     study.optimize(objective, n_trials=args.trials)
 
     best = study.best_trial
-    print(f"best log loss {best.value:.4f}, accuracy {best.user_attrs['accuracy']:.4f} (trial #{best.number} of {len(study.trials)})")
+    accuracy = best.user_attrs["accuracy"]
+    print(f"best log loss {best.value:.4f}, accuracy {accuracy:.4f} (trial #{best.number} of {len(study.trials)})")
     print(f"best params {best.params}")
 
 

@@ -33,16 +33,20 @@ import tempfile  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
-from collections.abc import Callable  # noqa: E402
-from typing import Any  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
+from typing import TYPE_CHECKING, Any, NoReturn  # noqa: E402
 
 import optuna  # noqa: E402
 import pytest  # noqa: E402
 from optuna.trial import FrozenTrial, TrialState  # noqa: E402
 
-from optuna_vpbo import VPBOSampler, VPBOSettings  # noqa: E402
+from optuna_vpbo import VPBOSampler, VPBOSettings, _fit  # noqa: E402
+from optuna_vpbo._fit import GPHyperparameters  # noqa: E402
 from optuna_vpbo._optuna_compat import HAS_NAMED_CONSTRAINTS  # noqa: E402
 from optuna_vpbo._pending import RELATIVE_PARAMS_KEY  # noqa: E402
+
+if TYPE_CHECKING:
+    from _pytest.outcomes import OutcomeException  # the base of pytest.skip.Exception and the others
 
 # Small enough that a few trials reach the GP phase, fast on a shared 2-core machine.
 N_STARTUP = 4
@@ -79,7 +83,7 @@ def categorical_only_objective(trial: optuna.Trial) -> float:
 
 
 def run_study(
-    objective: Callable[[optuna.Trial], float],
+    objective: Callable[[optuna.Trial], float | Sequence[float]],
     n_trials: int,
     sampler: optuna.samplers.BaseSampler | None = None,
     **create_kwargs: Any,
@@ -97,6 +101,27 @@ def assert_all_complete(study: optuna.Study, n_trials: int) -> None:
     states = [t.state for t in study.trials]
     assert len(states) == n_trials, states
     assert all(s == TrialState.COMPLETE for s in states), states
+
+
+def counted_fits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """From now on, one entry in the returned list per hyperparameter fit (``_fit.fit_hyperparameters``,
+    which still fits)."""
+    fits: list[int] = []
+    real_fit = _fit.fit_hyperparameters
+
+    def counting_fit(*args: Any, **kwargs: Any) -> GPHyperparameters:  # real_fit's arguments, passed on
+        fits.append(1)
+        return real_fit(*args, **kwargs)
+
+    monkeypatch.setattr(_fit, "fit_hyperparameters", counting_fit)
+    return fits
+
+
+def value_of(trial: FrozenTrial) -> float:
+    """The value of a trial of a single-objective study that completed (FrozenTrial.value is None
+    for the others)."""
+    assert trial.value is not None, trial
+    return trial.value
 
 
 def published_params(trial: FrozenTrial) -> dict[str, Any] | None:
@@ -146,7 +171,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 # pytest's own outcomes (skip, xfail, fail) raised inside a forked test, raised again outside.
-_OUTCOMES: dict[str, Callable[[str], Any]] = {"skip": pytest.skip, "xfail": pytest.xfail, "fail": pytest.fail}
+_OUTCOMES: dict[str, tuple[Callable[[str], NoReturn], type[OutcomeException]]] = {
+    "skip": (pytest.skip, pytest.skip.Exception),
+    "xfail": (pytest.xfail, pytest.xfail.Exception),
+    "fail": (pytest.fail, pytest.fail.Exception),
+}
 
 
 def _child_outcome(pyfuncitem: pytest.Function) -> bytes:
@@ -156,8 +185,8 @@ def _child_outcome(pyfuncitem: pytest.Function) -> bytes:
         pyfuncitem.obj(**args)
         return b""
     except BaseException as error:  # noqa: BLE001 - every outcome goes to the parent
-        for kind, outcome in _OUTCOMES.items():
-            if isinstance(error, outcome.Exception):
+        for kind, (_, exception) in _OUTCOMES.items():
+            if isinstance(error, exception):
                 return pickle.dumps((kind, str(error.msg), None))
         text = "".join(traceback.format_exception(error))
         try:
@@ -170,7 +199,8 @@ def _child_outcome(pyfuncitem: pytest.Function) -> bytes:
 def _raise_child_outcome(payload: bytes) -> None:
     kind, text, pickled = pickle.loads(payload)
     if kind in _OUTCOMES:
-        _OUTCOMES[kind](text)
+        raise_outcome, _ = _OUTCOMES[kind]
+        raise_outcome(text)
     try:
         error = pickle.loads(pickled)
     except Exception:  # noqa: BLE001 - an exception that cannot be rebuilt travels as text
@@ -332,10 +362,12 @@ def assert_distinct_params(study: optuna.Study) -> None:
 # --- Commands run by the tests (test_dashboard.py, test_examples.py) -------------------------
 
 
-def run_bounded(command: list[str], timeout: float, **kwargs: object) -> subprocess.CompletedProcess[str]:
+def run_bounded(
+    command: list[str], timeout: float, cwd: str | os.PathLike[str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run a command in its own process group; on timeout kill the whole group and fail."""
     process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, **kwargs
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=cwd
     )
     try:
         stdout, stderr = process.communicate(timeout=timeout)

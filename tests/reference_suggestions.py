@@ -15,7 +15,7 @@ import math
 import pathlib
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import optuna
 
@@ -77,8 +77,9 @@ def _pruned_and_failed(trial: optuna.Trial) -> float:
     return final
 
 
+Direction = Literal["minimize", "maximize"]
 # name: (objective, directions, pruner)
-STUDIES: dict[str, tuple[Callable[[optuna.Trial], Any], list[str], optuna.pruners.BasePruner | None]] = {
+STUDIES: dict[str, tuple[Callable[[optuna.Trial], Any], list[Direction], optuna.pruners.BasePruner | None]] = {
     "flat": (_flat, ["minimize"], None),
     "conditional": (_conditional, ["minimize"], None),
     "two_objectives": (_two_objectives, ["minimize", "minimize"], None),

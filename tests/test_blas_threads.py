@@ -41,13 +41,13 @@ class RecordingController:
 
 
 @pytest.fixture
-def controller(monkeypatch):
+def controller(monkeypatch: pytest.MonkeyPatch) -> RecordingController:
     recording = RecordingController(threads=4)
     monkeypatch.setattr(_blas_threads, "_CONTROLLER", recording)
     return recording
 
 
-def test_overlapping_holders_keep_the_limit_until_the_last_leaves(controller):
+def test_overlapping_holders_keep_the_limit_until_the_last_leaves(controller: RecordingController) -> None:
     """A enters, B enters, A leaves, B leaves: the interleaving that left BLAS at one thread for
     good when each sampler took and restored the limit on its own."""
     a, b = one_blas_thread(), one_blas_thread()
@@ -59,7 +59,7 @@ def test_overlapping_holders_keep_the_limit_until_the_last_leaves(controller):
     assert controller.threads == 4 and controller.n_limits == 1
 
 
-def test_the_limit_is_restored_when_the_block_raises(controller):
+def test_the_limit_is_restored_when_the_block_raises(controller: RecordingController) -> None:
     with pytest.raises(RuntimeError):
         with one_blas_thread():
             raise RuntimeError("a model failure")
@@ -69,7 +69,7 @@ def test_the_limit_is_restored_when_the_block_raises(controller):
     assert controller.threads == 4 and controller.n_limits == 2
 
 
-def test_many_random_interleavings_in_threads(controller):
+def test_many_random_interleavings_in_threads(controller: RecordingController) -> None:
     inside: list[int] = []
     errors: list[BaseException] = []
 
@@ -94,18 +94,20 @@ def test_many_random_interleavings_in_threads(controller):
     assert controller.threads == 4 and _blas_threads._holders == 0
 
 
-def test_two_samplers_in_two_threads_leave_blas_as_they_found_it(controller):
+def test_two_samplers_in_two_threads_leave_blas_as_they_found_it(
+    controller: RecordingController, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Two studies, each with its own VPBOSampler, optimised at the same time in two threads: the
     samplers take the limit through the shared count, and the original comes back at the end."""
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     overlaps: list[int] = []
     real_limit = controller.limit
 
-    def limit(**kwargs):
+    def limit(*, limits: int, user_api: str) -> RecordingController.Limiter:
         overlaps.append(_blas_threads._holders)
-        return real_limit(**kwargs)
+        return real_limit(limits=limits, user_api=user_api)
 
-    controller.limit = limit
+    monkeypatch.setattr(controller, "limit", limit)
 
     def objective(trial: optuna.Trial) -> float:
         kind = trial.suggest_categorical("kind", ["a", "b"])

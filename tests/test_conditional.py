@@ -23,7 +23,8 @@ from optuna.distributions import (
 from optuna.trial import FrozenTrial, TrialState
 
 from conftest import assert_all_complete, make_sampler, needs_named_constraints, published_params, run_study
-from optuna_vpbo._search_tree import MIN_TRIALS_FOR_CONDITIONS, Condition, Leaf, infer_search_tree
+from optuna_vpbo import _core
+from optuna_vpbo._search_tree import MIN_TRIALS_FOR_CONDITIONS, Condition, Leaf, SearchTree, infer_search_tree
 
 SAMPLER_LOGGER = "optuna_vpbo.sampler"
 _WARNING = re.compile(r"The parameter `(\w+)` in Trial#(\d+) is sampled independently")
@@ -57,6 +58,13 @@ def conditional_trials(choices: list[tuple[str, str]]) -> list[FrozenTrial]:
 
 # Three trials of every branch: enough for conditions to be inferred (MIN_TRIALS_FOR_CONDITIONS).
 ALL_BRANCHES = [("linear", ""), ("constant", ""), ("tree", "shallow"), ("tree", "deep")] * 3
+
+
+def all_leaves(tree: SearchTree) -> list[Leaf]:
+    """Every leaf of a tree of at most 10 (``leaves`` is None for a larger one)."""
+    leaves = tree.leaves(limit=10)
+    assert leaves is not None
+    return leaves
 
 
 def conditional_objective(trial: optuna.Trial) -> float:
@@ -100,7 +108,7 @@ def test_one_level_and_nested_branches() -> None:
         "depth": Condition("model", frozenset({1})),  # always with "kind": "model" explains it
         "lr": Condition("kind", frozenset({1})),  # a branch inside a branch
     }
-    assert tree.leaves(limit=10) == [
+    assert all_leaves(tree) == [
         Leaf((("model", 0),), ("w",)),
         Leaf((("kind", 0), ("model", 1)), ("depth",)),
         Leaf((("kind", 1), ("model", 1)), ("depth", "lr")),
@@ -108,7 +116,7 @@ def test_one_level_and_nested_branches() -> None:
     ]
     assert tree.leaves(limit=3) is None
     rng = np.random.default_rng(0)
-    assert {tree.random_leaf(rng) for _ in range(100)} == set(tree.leaves(limit=10))
+    assert {tree.random_leaf(rng) for _ in range(100)} == set(all_leaves(tree))
 
 
 def test_too_many_leaves_are_sampled_with_the_best_observed_first() -> None:
@@ -119,9 +127,9 @@ def test_too_many_leaves_are_sampled_with_the_best_observed_first() -> None:
     best = encoder.row(Leaf((("model", 2),), ())).reshape(1, -1)
     sampled = [encoder.leaf_of_row(row) for row in candidate_rows(encoder, 3, np.random.default_rng(0), best)]
     assert sampled[0] == encoder.leaf_of_row(best[0])
-    assert len(set(sampled)) == len(sampled) and set(sampled) <= set(encoder.tree.leaves(limit=10))
+    assert len(set(sampled)) == len(sampled) and set(sampled) <= set(all_leaves(encoder.tree))
     every = candidate_rows(encoder, 10, np.random.default_rng(0), best)
-    assert [encoder.leaf_of_row(row) for row in every] == encoder.tree.leaves(limit=10)
+    assert [encoder.leaf_of_row(row) for row in every] == all_leaves(encoder.tree)
 
 
 def test_leaf_of_a_configuration() -> None:
@@ -139,11 +147,11 @@ def test_a_branch_that_appears_late_joins_the_tree() -> None:
     assert "lr" not in tree.distributions
     assert tree.conditions["kind"] == Condition("model", frozenset({1}))
     # Choices never tried are leaves without parameters of their own.
-    assert Leaf((("kind", 1), ("model", 1)), ("depth",)) in tree.leaves(limit=10)
-    assert Leaf((("model", 2),), ()) in tree.leaves(limit=10)
+    assert Leaf((("kind", 1), ("model", 1)), ("depth",)) in all_leaves(tree)
+    assert Leaf((("model", 2),), ()) in all_leaves(tree)
     late = infer_search_tree(conditional_trials(early + [("tree", "deep"), ("constant", "")]))  # trials 31, 32
     assert late.conditions["lr"] == Condition("kind", frozenset({1}))
-    assert Leaf((("kind", 1), ("model", 1)), ("depth", "lr")) in late.leaves(limit=10)
+    assert Leaf((("kind", 1), ("model", 1)), ("depth", "lr")) in all_leaves(late)
 
 
 def test_a_numeric_threshold_branch_is_left_to_the_independent_sampler() -> None:
@@ -207,6 +215,7 @@ def test_no_parameter_seen_before_is_sampled_at_random_after_the_startup(caplog:
         # The suggestion is one leaf, taken whole, with values in the distributions; only a
         # parameter never seen before comes on top of it.
         suggestion = published_params(trial)
+        assert suggestion is not None
         assert suggestion == {name: trial.params[name] for name in suggestion}
         assert set(trial.params) - set(suggestion) <= set(trial.params) - seen_before[trial.number]
     top = study.trials[-1].user_attrs["vpbo"]["top_proposals"]
@@ -240,12 +249,10 @@ def test_multi_objective_and_constraints() -> None:
 
 
 def test_a_failing_model_never_fails_the_trial(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
-    import optuna_vpbo._proposals as proposals
-
     def broken(*args: object, **kwargs: object) -> None:
-        raise proposals._core.NumericalError("Cholesky: simulated failure")
+        raise _core.NumericalError("Cholesky: simulated failure")
 
-    monkeypatch.setattr(proposals._core, "value_proposals", broken)
+    monkeypatch.setattr(_core, "value_proposals", broken)
     with caplog.at_level(logging.WARNING, logger=SAMPLER_LOGGER):
         study = run_study(conditional_objective, 12)
     assert_all_complete(study, 12)
@@ -295,8 +302,9 @@ def test_an_int_layer_count_parents_its_layers_by_a_threshold() -> None:
         "units_3": Condition("n_layers", frozenset({3})),
     }
     assert tree.int_parents == {"n_layers"}
-    assert len(tree.leaves(limit=10)) == 4
-    assert tree.leaf_of({"n_layers": 2, "lr": 0.1, "units_0": 8, "units_1": 9}) == Leaf((("n_layers", 1),), ("lr", "units_0", "units_1"))
+    assert len(all_leaves(tree)) == 4
+    two_layers = {"n_layers": 2, "lr": 0.1, "units_0": 8, "units_1": 9}
+    assert tree.leaf_of(two_layers) == Leaf((("n_layers", 1),), ("lr", "units_0", "units_1"))
 
 
 def test_an_unseen_int_value_takes_its_side_of_the_threshold() -> None:

@@ -9,7 +9,7 @@ import optuna
 import pytest
 from optuna.study import StudyDirection
 
-from conftest import assert_all_complete, assert_gp_suggestions_used, make_sampler, needs_named_constraints
+from conftest import assert_all_complete, assert_gp_suggestions_used, make_sampler, needs_named_constraints, value_of
 from optuna_vpbo._optuna_compat import HAS_NAMED_CONSTRAINTS, trial_constraints
 from optuna_vpbo._targets import scalarized_values
 
@@ -24,7 +24,7 @@ def constrained_objective(trial: optuna.Trial) -> float:
 
 
 def best_feasible(study: optuna.Study) -> float:
-    return min(t.value for t in study.trials if all(v <= 0 for v in t.constraints.values()))
+    return min(value_of(t) for t in study.trials if all(v <= 0 for v in t.constraints.values()))
 
 
 @needs_named_constraints
@@ -73,7 +73,7 @@ def test_constraints_func_is_honoured() -> None:
     study = optuna.create_study(sampler=sampler)
     study.optimize(objective, n_trials=25)
     assert all(trial_constraints(t) for t in study.trials)
-    feasible = [t.value for t in study.trials if t.user_attrs["x"] >= 0.5]
+    feasible = [value_of(t) for t in study.trials if t.user_attrs["x"] >= 0.5]
     assert feasible and min(feasible) < 0.3
 
 

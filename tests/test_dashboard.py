@@ -6,9 +6,9 @@ serves it with ``optuna-dashboard`` on a free localhost port and opens the page 
 headless Chromium. The dashboard is a JavaScript single-page app, so the page is read from the DOM
 that Chromium dumps after a virtual-time budget (``--dump-dom``): it must show the user attribute
 ``vpbo`` with its ``phase`` and ``top_proposals``, and the trial's Markdown note rendered
-(``optuna_vpbo._diagnostics``: the table of the top value proposals and the fitted model). A screenshot of the page stays in the test's
-temporary folder, and is copied to ``docs/figures/dashboard-trial.png`` when the environment
-variable ``VPBO_KEEP_SCREENSHOT`` is set.
+(``optuna_vpbo._diagnostics``: the table of the top value proposals and the fitted model). A
+screenshot of the page stays in the test's temporary folder, and is copied to
+``docs/figures/dashboard-trial.png`` when the environment variable ``VPBO_KEEP_SCREENSHOT`` is set.
 
 Needs Debian's ``chromium`` (``bash .ci/system-packages.sh`` installs it; CI does) and PyPI's
 ``optuna-dashboard`` (the ``test`` extra); skipped without them.

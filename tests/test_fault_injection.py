@@ -31,12 +31,12 @@ from typing import Any
 import optuna
 import pytest
 from optuna.trial import FrozenTrial, TrialState
-from test_many_workers import postgres_storage
 
 from conftest import make_sampler, mixed_objective
-from optuna_vpbo import _pending
+from optuna_vpbo import _optuna_compat, _pending
 from optuna_vpbo._pending import RELATIVE_PARAMS_KEY, in_flight_params
 from optuna_vpbo._trial_states import OBJECTIVE_FAILURE_KEY
+from test_many_workers import postgres_storage
 
 N_WORKERS = 4
 KILLS = {"default": 3, "long": 20}
@@ -83,7 +83,7 @@ def stop_here(arming: Arming, seed: int, trial_number: int) -> None:
 def armed_writes(arming: Arming, seed: int) -> None:
     """Make ``_pending``'s writes stop before the count of a suggestion (after ``chunks`` of
     its chunks, or all of them) when armed so."""
-    write = _pending.set_trial_system_attr
+    write = _optuna_compat.set_trial_system_attr  # what _pending imported
 
     def set_trial_system_attr(study: optuna.Study, trial: FrozenTrial, key: str, value: Any) -> None:
         if arming.kind.value == AFTER_CHUNKS and key.startswith(RELATIVE_PARAMS_KEY):
@@ -92,7 +92,7 @@ def armed_writes(arming: Arming, seed: int) -> None:
                 stop_here(arming, seed, trial.number)
         write(study, trial, key, value)
 
-    _pending.set_trial_system_attr = set_trial_system_attr  # type: ignore[assignment]
+    vars(_pending)["set_trial_system_attr"] = set_trial_system_attr  # the name that _pending.publish calls
 
 
 def worker(url: str, study_name: str, seed: int, arming: Arming, budget: Any) -> None:
@@ -240,7 +240,10 @@ def fail_stale_trials(url: str, name: str) -> list[FrozenTrial]:
 def assert_no_configuration_held_twice_at_once(trials: list[FrozenTrial]) -> None:
     """No two trials that ran at the same time hold one configuration (the parameters they set,
     or published when killed before setting them)."""
-    spans = [(t.datetime_start, t.datetime_complete or datetime.max, t) for t in trials]
+    spans: list[tuple[datetime, datetime, FrozenTrial]] = []
+    for t in trials:
+        assert t.datetime_start is not None, t  # every trial ran (complete or failed)
+        spans.append((t.datetime_start, t.datetime_complete or datetime.max, t))
     for i, (start, end, trial) in enumerate(spans):
         held = in_flight_params(trial)
         for other_start, other_end, other in spans[i + 1 :]:

@@ -8,29 +8,33 @@ import math
 
 import numpy as np
 import optuna
+import pytest
 
-from optuna_vpbo import VPBOSampler, _fit, _optuna_compat
+from conftest import counted_fits
+from optuna_vpbo import VPBOSampler, _optuna_compat
 from optuna_vpbo._fit import LONG_STUDY, GPHyperparameters
 from optuna_vpbo._fit_store import STORED_FIT_VERSION, StudyFitStore, attribute_name
 
 HYPERPARAMETERS = GPHyperparameters(np.array([0.3, 0.5]), 1.3, 1e-4, 0.4)
 
 
-def write(study: optuna.Study, key: tuple[str, ...], record: dict) -> None:
+def write(study: optuna.Study, key: tuple[str, ...], record: dict[str, object]) -> None:
     _optuna_compat.set_study_system_attr(study, attribute_name(key), json.dumps(record))
 
 
-def test_the_current_version_is_stored_and_read_back():
+def test_the_current_version_is_stored_and_read_back() -> None:
     study = optuna.create_study()
     store = StudyFitStore(study)
     store.save(("k",), 400, HYPERPARAMETERS)
     record = json.loads(_optuna_compat.get_study_system_attrs(study)[attribute_name(("k",))])
     assert record["version"] == STORED_FIT_VERSION == "layout-1/priors-1"
-    n, loaded = store.load(("k",))
+    stored = store.load(("k",))
+    assert stored is not None
+    n, loaded = stored
     assert n == 400 and np.array_equal(loaded.to_theta(), HYPERPARAMETERS.to_theta())
 
 
-def test_an_unversioned_or_other_version_fit_of_plausible_length_is_ignored():
+def test_an_unversioned_or_other_version_fit_of_plausible_length_is_ignored() -> None:
     study = optuna.create_study()
     store = StudyFitStore(study)
     theta = HYPERPARAMETERS.to_theta().tolist()
@@ -46,7 +50,7 @@ def test_an_unversioned_or_other_version_fit_of_plausible_length_is_ignored():
     assert store.load(("unversioned",)) is None
 
 
-def test_the_previous_releases_records_are_read_and_those_with_relevances_refitted():
+def test_the_previous_releases_records_are_read_and_those_with_relevances_refitted() -> None:
     """Records as the release with categorical relevances wrote them (7dddf86): one without
     relevances is the same format today and is read; one with relevances (``n_relevances``, theta
     longer by one log relevance per categorical) is of a layout that left, and is refitted, also
@@ -55,7 +59,9 @@ def test_the_previous_releases_records_are_read_and_those_with_relevances_refitt
     store = StudyFitStore(study)
     theta = [math.log(0.3), math.log(0.5), math.log(1.3), math.log(1e-4), 0.4]
     write(study, ("plain",), {"version": "layout-1/priors-1", "n": 400, "n_numeric": 2, "theta": theta})
-    n, loaded = store.load(("plain",))
+    stored = store.load(("plain",))
+    assert stored is not None
+    n, loaded = stored
     assert n == 400 and np.array_equal(loaded.to_theta(), theta)
     with_relevances = {"version": "layout-1/priors-1", "n": 400, "n_numeric": 2, "theta": [*theta, 0.0, 1.0], "n_relevances": 2}
     write(study, ("relevances",), with_relevances)
@@ -70,7 +76,7 @@ def objective(trial: optuna.Trial) -> float:
     return (u - 0.3) ** 2 + (v + 0.2) ** 2 + {"a": 0.0, "b": 0.5, "c": 1.0}[c]
 
 
-def test_a_long_study_refits_over_an_unversioned_stored_fit(monkeypatch):
+def test_a_long_study_refits_over_an_unversioned_stored_fit(monkeypatch: pytest.MonkeyPatch) -> None:
     """The study's stored fit is rewritten without its version: a new sampler fits instead of
     reading it, and stores its own fit with the current version."""
     optuna.logging.set_verbosity(optuna.logging.ERROR)
@@ -85,9 +91,7 @@ def test_a_long_study_refits_over_an_unversioned_stored_fit(monkeypatch):
     del record["version"]
     _optuna_compat.set_study_system_attr(study, name, json.dumps(record))
 
-    fits: list[int] = []
-    real_fit = _fit.fit_hyperparameters
-    monkeypatch.setattr(_fit, "fit_hyperparameters", lambda *a, **k: fits.append(1) or real_fit(*a, **k))
+    fits = counted_fits(monkeypatch)
     study.sampler = VPBOSampler(seed=2)
     study.optimize(objective, n_trials=1)
     assert fits == [1]

@@ -25,7 +25,7 @@ def entries(index: int | slice) -> list[int]:
 
 
 @pytest.mark.parametrize("d", DIMENSIONS)
-def test_the_python_layout_is_the_native_one(d):
+def test_the_python_layout_is_the_native_one(d: int) -> None:
     native = _core.HyperparameterLayout(d)
     layout = hyperparameter_layout(d)
     assert (layout.n_numeric, layout.size) == (d, native.size)
@@ -41,7 +41,7 @@ def test_the_python_layout_is_the_native_one(d):
 
 
 @pytest.mark.parametrize("d", DIMENSIONS)
-def test_the_documented_layout(d):
+def test_the_documented_layout(d: int) -> None:
     """An independent statement of the layout: [log l (d), log variance, log noise, lambda]."""
     layout = hyperparameter_layout(d)
     assert layout.size == d + 3
@@ -49,7 +49,7 @@ def test_the_documented_layout(d):
     assert (layout.log_variance, layout.log_noise, layout.lam) == (d, d + 1, d + 2)
 
 
-def test_a_negative_count_is_a_clear_error():
+def test_a_negative_count_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="non-negative"):
         hyperparameter_layout(-1)
     with pytest.raises(ValueError, match="non-negative"):
@@ -57,7 +57,7 @@ def test_a_negative_count_is_a_clear_error():
 
 
 @pytest.mark.parametrize("d", DIMENSIONS)
-def test_theta_round_trips_through_the_named_hyperparameters(d):
+def test_theta_round_trips_through_the_named_hyperparameters(d: int) -> None:
     rng = np.random.default_rng(d)
     hyperparameters = GPHyperparameters(rng.uniform(0.05, 3, d), 1.7, 2e-3, 0.3)
     layout = hyperparameters.layout
@@ -75,12 +75,12 @@ def test_theta_round_trips_through_the_named_hyperparameters(d):
     np.testing.assert_allclose(round_trip, random_theta, rtol=1e-14, atol=1e-15)
 
 
-def test_from_theta_rejects_another_layouts_vector():
+def test_from_theta_rejects_another_layouts_vector() -> None:
     with pytest.raises(ValueError, match="theta must have 5 entries"):
         GPHyperparameters.from_theta(np.zeros(6), hyperparameter_layout(2))
 
 
-def numpy_negative_log_likelihood(h, x, y, hyperparameters: GPHyperparameters) -> float:
+def numpy_negative_log_likelihood(h: np.ndarray, x: np.ndarray, y: np.ndarray, hyperparameters: GPHyperparameters) -> float:
     """-log N(y; 0, K + noise I) written out in NumPy from the named hyperparameters."""
     k_h = (h[:, None, :] == h[None, :, :]).mean(-1)
     r = np.sqrt((((x[:, None, :] - x[None, :, :]) / hyperparameters.lengthscales) ** 2).sum(-1))
@@ -92,7 +92,7 @@ def numpy_negative_log_likelihood(h, x, y, hyperparameters: GPHyperparameters) -
     return 0.5 * y @ np.linalg.solve(k, y) + 0.5 * log_det + 0.5 * len(y) * math.log(2 * math.pi)
 
 
-def test_the_native_likelihood_reads_the_blocks_python_writes():
+def test_the_native_likelihood_reads_the_blocks_python_writes() -> None:
     """Distinct values in every block: a likelihood that read any block at another offset would
     differ from the NumPy reference built from the named fields."""
     rng = np.random.default_rng(4)
@@ -113,7 +113,7 @@ def test_the_native_likelihood_reads_the_blocks_python_writes():
 
 
 @pytest.mark.parametrize("d", [0, 2, 3])
-def test_the_bounds_are_per_named_block(d):
+def test_the_bounds_are_per_named_block(d: int) -> None:
     layout = hyperparameter_layout(d)
     bounds = np.array(theta_bounds(layout, lam_bounds=(0.5, 0.5), variance_bounds=(1.0, 1.0)))
     assert bounds.shape == (layout.size, 2)
@@ -122,7 +122,7 @@ def test_the_bounds_are_per_named_block(d):
 
 
 @pytest.mark.parametrize("name", PRIORS)
-def test_the_priors_leave_lambda_alone(name):
+def test_the_priors_leave_lambda_alone(name: str) -> None:
     """Only the lengthscales, variance and noise have priors: moving lambda changes no prior."""
     layout = hyperparameter_layout(3)
     rng = np.random.default_rng(5)

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -33,7 +34,7 @@ print(json.dumps({"variant": _core.INSTRUCTION_SET, "mean": mean.tolist(), "var"
 """
 
 
-def _run_posterior(variant: str | None) -> dict:
+def _run_posterior(variant: str | None) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if k != _core.ENVIRONMENT_VARIABLE}
     if variant is not None:
         env[_core.ENVIRONMENT_VARIABLE] = variant

@@ -8,27 +8,29 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import optuna
 import pytest
-from test_native_numerics import numpy_posterior, random_data
 
 from optuna_vpbo import VPBOSampler, _core, _fit, _optuna_compat
 from optuna_vpbo._fit import LONG_STUDY, GPHyperparameters, ModelCache, RefitSchedule
 from optuna_vpbo._fit_store import StudyFitStore, attribute_name
-from optuna_vpbo._subsets import training_subset
 from optuna_vpbo._output_transforms import ConstraintStandardize, Standardize
+from optuna_vpbo._subsets import training_subset
+from test_native_numerics import numpy_posterior, random_data
 
 HYPERPARAMETERS = GPHyperparameters(np.array([0.3, 0.5]), 1.3, 1e-4, 0.4)
 
 
-def gp_of(h, x, y, hp: GPHyperparameters = HYPERPARAMETERS) -> _core.MixedGP:
+def gp_of(h: np.ndarray, x: np.ndarray, y: np.ndarray, hp: GPHyperparameters = HYPERPARAMETERS) -> _core.MixedGP:
     return hp.gp_in_order(h, x, y)
 
 
 @pytest.mark.parametrize("n_levels,m", [([3, 2], 5), ([4], 1), ([], 3), ([3, 2], 0)])
-def test_extended_gp_matches_a_from_scratch_factorisation_and_numpy(n_levels, m):
+def test_extended_gp_matches_a_from_scratch_factorisation_and_numpy(n_levels: list[int], m: int) -> None:
     rng = np.random.default_rng(0)
     h, x, _ = random_data(rng, 60 + m, n_levels, 2)
     y = rng.standard_normal(60 + m)
@@ -46,7 +48,7 @@ def test_extended_gp_matches_a_from_scratch_factorisation_and_numpy(n_levels, m)
     assert grown.n_train == 60 + m
 
 
-def test_extended_gp_rejects_bad_input():
+def test_extended_gp_rejects_bad_input() -> None:
     rng = np.random.default_rng(1)
     h, x, y = random_data(rng, 10, [3], 2)
     gp = gp_of(h, x, y)
@@ -59,7 +61,7 @@ def test_extended_gp_rejects_bad_input():
         GPHyperparameters(np.array([0.3, 0.5]), 1.0, 0.0, 0.4).gp_in_order(h, x, y).extended(h[:1], x[:1], np.zeros(11))
 
 
-def test_refit_schedule_is_the_papers_for_short_studies_and_grows_beyond():
+def test_refit_schedule_is_the_papers_for_short_studies_and_grows_beyond() -> None:
     schedule = RefitSchedule(refit_interval=10, n_restarts=3)
     assert [schedule.interval(n) for n in (24, 150, LONG_STUDY - 1)] == [10, 10, 10]
     assert [schedule.interval(n) for n in (LONG_STUDY, 1000, 5000)] == [15, 50, 250]
@@ -70,7 +72,7 @@ def test_refit_schedule_is_the_papers_for_short_studies_and_grows_beyond():
     assert schedule.restarts(5000, warm=False) == 3
 
 
-def test_early_refits_refit_every_tenth_of_the_data_up_to_the_interval():
+def test_early_refits_refit_every_tenth_of_the_data_up_to_the_interval() -> None:
     schedule = RefitSchedule(refit_interval=10, n_restarts=3, early_refits=True)
     assert [schedule.interval(n) for n in (5, 10, 19, 20, 35, 99, 100, 250)] == [1, 1, 1, 2, 3, 9, 10, 10]
     # Long studies are scheduled as without early refits.
@@ -78,11 +80,11 @@ def test_early_refits_refit_every_tenth_of_the_data_up_to_the_interval():
     assert schedule.is_due(12, 13) and not RefitSchedule(10, 3).is_due(12, 13)
 
 
-def test_model_cache_refits_when_and_as_scheduled(monkeypatch):
-    calls = []
+def test_model_cache_refits_when_and_as_scheduled(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[int, int, bool]] = []
     real_fit = _fit.fit_hyperparameters
 
-    def counting_fit(h, x, y, **kwargs):
+    def counting_fit(h: np.ndarray, x: np.ndarray, y: np.ndarray, **kwargs: Any) -> GPHyperparameters:  # passed on
         calls.append((len(h), kwargs["n_restarts"], kwargs["warm_start"] is not None))
         return real_fit(h, x, y, **kwargs)
 
@@ -102,7 +104,7 @@ def test_model_cache_refits_when_and_as_scheduled(monkeypatch):
     assert [c[0] for c in calls] == [280, 290, 300, 300, 300, 300]
 
 
-def test_training_subset_keeps_incumbents_of_every_combination_and_the_latest():
+def test_training_subset_keeps_incumbents_of_every_combination_and_the_latest() -> None:
     rng = np.random.default_rng(3)
     n, n_max = 1000, 200
     h = rng.integers(0, 4, size=(n, 2)).astype(np.int32)
@@ -122,7 +124,7 @@ def test_training_subset_keeps_incumbents_of_every_combination_and_the_latest():
         training_subset(h, y, 0)
 
 
-def test_model_cache_grows_the_gp_between_refits_as_a_from_scratch_gp(monkeypatch):
+def test_model_cache_grows_the_gp_between_refits_as_a_from_scratch_gp(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_fit, "LONG_STUDY", 40)
     rng = np.random.default_rng(4)
     h, x, y = random_data(rng, 80, [3, 2], 2)
@@ -146,7 +148,7 @@ def test_model_cache_grows_the_gp_between_refits_as_a_from_scratch_gp(monkeypatc
     assert np.array_equal(order, _fit.grouped_by_level(h[1:]))
 
 
-def test_trials_left_out_of_the_gp_subset_stay_out_until_the_next_rebuild(monkeypatch):
+def test_trials_left_out_of_the_gp_subset_stay_out_until_the_next_rebuild(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_fit, "GP_MAX_POINTS", 30)
     monkeypatch.setattr(_fit, "LONG_STUDY", 30)
     rng = np.random.default_rng(6)
@@ -166,7 +168,7 @@ def test_trials_left_out_of_the_gp_subset_stay_out_until_the_next_rebuild(monkey
     assert rebuilt.n_train == 30
 
 
-def test_the_believer_is_the_gp_grown_by_the_pending_points():
+def test_the_believer_is_the_gp_grown_by_the_pending_points() -> None:
     from optuna_vpbo._models import ModelData, objective_model
 
     rng = np.random.default_rng(5)
@@ -191,7 +193,7 @@ def func2c_like(trial: optuna.Trial) -> float:
     return (u - 0.3) ** 2 + (v + 0.2) ** 2 + {"a": 0.0, "b": 0.5, "c": 1.0}[c]
 
 
-def prefilled_study(storage=None, n: int = LONG_STUDY + 5) -> optuna.Study:
+def prefilled_study(storage: str | optuna.storages.BaseStorage | None = None, n: int = LONG_STUDY + 5) -> optuna.Study:
     random_study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
     random_study.optimize(func2c_like, n_trials=n)
     study = optuna.create_study(storage=storage, study_name="long")
@@ -199,7 +201,7 @@ def prefilled_study(storage=None, n: int = LONG_STUDY + 5) -> optuna.Study:
     return study
 
 
-def test_a_long_study_is_deterministic_for_a_seed():
+def test_a_long_study_is_deterministic_for_a_seed() -> None:
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     params = []
     for _ in range(2):
@@ -211,7 +213,7 @@ def test_a_long_study_is_deterministic_for_a_seed():
 
 
 @pytest.mark.slow
-def test_a_new_process_reads_the_fit_back_instead_of_fitting(tmp_path):
+def test_a_new_process_reads_the_fit_back_instead_of_fitting(tmp_path: Path) -> None:
     """Process 1 runs a long study and stores its fit; process 2 proposes its first trial from
     the stored fit without any likelihood fit."""
     optuna.logging.set_verbosity(optuna.logging.ERROR)
@@ -243,12 +245,14 @@ def test_a_new_process_reads_the_fit_back_instead_of_fitting(tmp_path):
     assert result["diagnostics"]["lambda"] == round(json.loads(stored_fit)["theta"][-1], 4)
 
 
-def test_a_stored_fit_of_another_shape_or_version_is_ignored():
+def test_a_stored_fit_of_another_shape_or_version_is_ignored() -> None:
     study = optuna.create_study()
     store = StudyFitStore(study)
     assert store.load(("x",)) is None
     store.save(("x",), 400, HYPERPARAMETERS)
-    n, loaded = store.load(("x",))
+    stored = store.load(("x",))
+    assert stored is not None
+    n, loaded = stored
     assert n == 400 and np.array_equal(loaded.to_theta(), HYPERPARAMETERS.to_theta())
     study._storage.set_study_system_attr(study._study_id, attribute_name(("y",)), "not json")
     assert store.load(("y",)) is None

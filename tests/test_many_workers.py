@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -28,10 +28,10 @@ import pytest
 
 from conftest import (
     N_STARTUP,
+    Steps,
     assert_all_complete,
     assert_distinct_params,
     assert_gp_suggestions_used,
-    Steps,
     make_sampler,
     mixed_objective,
     published_params,
@@ -65,7 +65,9 @@ def postgres_storage(directory: Path) -> str:
     return url
 
 
-STORAGES = {"sqlite": sqlite_url, "journal": journal_storage, "postgresql": postgres_storage}
+STORAGES: dict[str, Callable[[Path], str | optuna.storages.BaseStorage]] = {
+    "sqlite": sqlite_url, "journal": journal_storage, "postgresql": postgres_storage
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,6 +104,7 @@ def max_concurrent_trials(study: optuna.Study) -> int:
     """The largest number of trials that were running at the same moment."""
     events: list[tuple[datetime, int]] = []
     for trial in study.trials:
+        assert trial.datetime_start is not None and trial.datetime_complete is not None, trial
         events += [(trial.datetime_start, 1), (trial.datetime_complete, -1)]
     running = peak = 0
     for _, change in sorted(events):  # at equal times -1 sorts first: touching is not overlap
@@ -118,9 +121,9 @@ def test_workers_complete_every_trial_concurrently(workers_run: WorkersRun) -> N
     assert max_concurrent_trials(study) == N_WORKERS, "the workers did not run concurrently"
     # The GP proposed most trials (all but those begun while the initial design was being
     # evaluated), and each of those took the suggestion it published for the other workers.
-    suggested = [t for t in study.trials if published_params(t)]
+    suggested = [(t, suggestion) for t in study.trials if (suggestion := published_params(t))]
     assert len(suggested) >= N_TRIALS - 2 * N_WORKERS
-    assert all(published_params(t) == {k: t.params[k] for k in published_params(t)} for t in suggested)
+    assert all(suggestion == {k: t.params[k] for k in suggestion} for t, suggestion in suggested)
 
 
 def test_workers_best_is_comparable_to_a_sequential_run(workers_run: WorkersRun, sequential_best: float) -> None:
@@ -138,7 +141,7 @@ def test_two_threads_in_one_process(tmp_path: Path) -> None:
     study = optuna.create_study(storage=sqlite_url(tmp_path), sampler=make_sampler(seed=0))
     study.optimize(Steps.for_threads(2).objective(), n_trials=N_TRIALS // 2, n_jobs=2)
     assert_all_complete(study, N_TRIALS // 2)
-    assert_distinct_params(study)  # 20 trials: before the GP converges 
+    assert_distinct_params(study)  # 20 trials: before the GP converges
     assert max_concurrent_trials(study) == 2
     assert_gp_suggestions_used(study, first=N_STARTUP)
 

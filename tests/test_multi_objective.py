@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 import math
+from collections import Counter
 
 import mpmath
 import numpy as np
@@ -25,7 +24,6 @@ from optuna_vpbo._hypervolume_improvement import (
 )
 from optuna_vpbo._models import ObjectiveModel
 from optuna_vpbo._multi_objective import uses_hypervolume
-
 
 # Monte Carlo samples per point for the EHVI check, and the tolerance in standard errors.
 N_MONTE_CARLO = 100_000
@@ -174,7 +172,10 @@ def test_log_ehvi_gradient_matches_finite_differences(n_objectives: int) -> None
         assert value == pytest.approx(acquisition.evaluate(h_row, x0.reshape(1, -1))[0], rel=1e-12)
         step = 1e-6
         numeric = [
-            (acquisition.evaluate(h_row, (x0 + step * e).reshape(1, -1))[0] - acquisition.evaluate(h_row, (x0 - step * e).reshape(1, -1))[0])
+            (
+                acquisition.evaluate(h_row, (x0 + step * e).reshape(1, -1))[0]
+                - acquisition.evaluate(h_row, (x0 - step * e).reshape(1, -1))[0]
+            )
             / (2 * step)
             for e in np.eye(2)
         ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 
 import mpmath
 import numpy as np
@@ -16,14 +17,16 @@ from optuna_vpbo import _core
 SQRT5 = math.sqrt(5.0)
 
 
-def random_data(rng: np.random.Generator, n: int, n_levels: list[int], d: int):
+def random_data(rng: np.random.Generator, n: int, n_levels: list[int], d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     h = rng.integers(0, np.array(n_levels, dtype=np.int64), size=(n, len(n_levels))).astype(np.int32)
     x = rng.random((n, d))
     y = rng.standard_normal(n)
     return h, x, y
 
 
-def numpy_kernel(h1, x1, h2, x2, lengthscales, variance, lam):
+def numpy_kernel(
+    h1: np.ndarray, x1: np.ndarray, h2: np.ndarray, x2: np.ndarray, lengthscales: np.ndarray, variance: float, lam: float
+) -> np.ndarray:
     """The mixed kernel written out directly in NumPy."""
     k_h = (h1[:, None, :] == h2[None, :, :]).mean(-1) if h1.shape[1] else np.ones((len(h1), len(h2)))
     r = np.sqrt((((x1[:, None, :] - x2[None, :, :]) / lengthscales) ** 2).sum(-1))
@@ -31,7 +34,17 @@ def numpy_kernel(h1, x1, h2, x2, lengthscales, variance, lam):
     return variance * ((1 - lam) / 2 * (k_h + k_x) + lam * k_h * k_x)
 
 
-def numpy_posterior(h, x, y, hq, xq, lengthscales, variance, lam, noise):
+def numpy_posterior(
+    h: np.ndarray,
+    x: np.ndarray,
+    y: np.ndarray,
+    hq: np.ndarray,
+    xq: np.ndarray,
+    lengthscales: np.ndarray,
+    variance: float,
+    lam: float,
+    noise: float,
+) -> tuple[np.ndarray, np.ndarray]:
     k = numpy_kernel(h, x, h, x, lengthscales, variance, lam) + noise * np.eye(len(y))
     cross = numpy_kernel(h, x, hq, xq, lengthscales, variance, lam)
     mean = cross.T @ np.linalg.solve(k, y)
@@ -39,28 +52,39 @@ def numpy_posterior(h, x, y, hq, xq, lengthscales, variance, lam, noise):
     return mean, var
 
 
-def five_point_derivative(f, eps: float = 1e-4) -> float:
+def five_point_derivative(f: Callable[[float], float], eps: float = 1e-4) -> float:
     """Central finite difference of f at 0 with O(eps^4) truncation error."""
     return (-f(2 * eps) + 8 * f(eps) - 8 * f(-eps) + f(-2 * eps)) / (12 * eps)
+
+
+def along(f: Callable[[np.ndarray], float], x: np.ndarray, direction: np.ndarray) -> Callable[[float], float]:
+    """t -> f(x + t * direction): f on the line through x along direction (x and direction bound here,
+    not read from a loop's variables later)."""
+    return lambda t: f(x + t * direction)
+
+
+def acquisition_value(acquisition: _core.Acquisition, h: np.ndarray) -> Callable[[np.ndarray], float]:
+    """x -> the acquisition's value at the point (h, x)."""
+    return lambda x: acquisition.value_with_gradient(h, x)[0]
 
 
 SHAPES = [([3, 2], 3), ([4], 1), ([], 2), ([2, 2, 3], 0), ([5], 4)]
 
 
 @pytest.mark.parametrize("n_levels,d", SHAPES)
-def test_likelihood_gradient_matches_finite_differences(n_levels, d):
+def test_likelihood_gradient_matches_finite_differences(n_levels: list[int], d: int) -> None:
     rng = np.random.default_rng(1)
     h, x, y = random_data(rng, 25, n_levels, d)
     evaluator = _core.LikelihoodEvaluator(h, x, y)
     for _ in range(3):
         theta = np.concatenate([rng.uniform(-2, 0.5, d), [rng.uniform(-1, 1), rng.uniform(-6, -1), rng.uniform(0.05, 0.95)]])
         _, gradient = evaluator(theta)
-        numeric = [five_point_derivative(lambda t: evaluator(theta + t * e)[0]) for e in np.eye(len(theta))]
+        numeric = [five_point_derivative(along(lambda th: evaluator(th)[0], theta, e)) for e in np.eye(len(theta))]
         np.testing.assert_allclose(gradient, numeric, rtol=1e-6, atol=1e-7)
 
 
 @pytest.mark.parametrize("n_levels,d", SHAPES)
-def test_likelihood_value_matches_numpy(n_levels, d):
+def test_likelihood_value_matches_numpy(n_levels: list[int], d: int) -> None:
     rng = np.random.default_rng(2)
     h, x, y = random_data(rng, 20, n_levels, d)
     ls, variance, noise, lam = rng.uniform(0.1, 1, d), 1.3, 0.05, 0.3
@@ -73,7 +97,7 @@ def test_likelihood_value_matches_numpy(n_levels, d):
 
 
 @pytest.mark.parametrize("n_levels,d", SHAPES)
-def test_posterior_matches_numpy(n_levels, d):
+def test_posterior_matches_numpy(n_levels: list[int], d: int) -> None:
     rng = np.random.default_rng(3)
     h, x, y = random_data(rng, 30, n_levels, d)
     hq, xq, _ = random_data(rng, 12, n_levels, d)
@@ -85,7 +109,7 @@ def test_posterior_matches_numpy(n_levels, d):
     np.testing.assert_allclose(var, ref_var, atol=1e-9)
 
 
-def test_posterior_matches_scikit_learn_on_numeric_space():
+def test_posterior_matches_scikit_learn_on_numeric_space() -> None:
     gpr_module = pytest.importorskip("sklearn.gaussian_process")
     kernels = pytest.importorskip("sklearn.gaussian_process.kernels")
     rng = np.random.default_rng(4)
@@ -109,12 +133,14 @@ def mp_log_h(u: float) -> float:
         return float(mpmath.log(mpmath.npdf(u) + u * mpmath.ncdf(u)))
 
 
-@pytest.mark.parametrize("u", [30.0, 5.0, 1.0, 0.0, -0.5, -0.999, -1.0, -1.001, -3.0, -10.0, -25.0, -26.5, -38.0, -40.0, -100.0, -1e3, -1e4])
-def test_log_h_matches_mpmath(u):
+@pytest.mark.parametrize(
+    "u", [30.0, 5.0, 1.0, 0.0, -0.5, -0.999, -1.0, -1.001, -3.0, -10.0, -25.0, -26.5, -38.0, -40.0, -100.0, -1e3, -1e4]
+)
+def test_log_h_matches_mpmath(u: float) -> None:
     assert _core.log_h(u) == pytest.approx(mp_log_h(u), rel=1e-9)
 
 
-def test_log_h_finite_and_increasing_far_into_the_tail():
+def test_log_h_finite_and_increasing_far_into_the_tail() -> None:
     u = -np.logspace(-3, 10, 2000)[::-1]  # from -1e10 up to -1e-3
     values = _core.log_h(u)
     assert np.all(np.isfinite(values))
@@ -123,7 +149,7 @@ def test_log_h_finite_and_increasing_far_into_the_tail():
     assert _core.log_h(-1e6 * (1 + 1e-12)) == pytest.approx(_core.log_h(-1e6 * (1 - 1e-12)), rel=1e-9)
 
 
-def test_log_expected_improvement_matches_closed_form():
+def test_log_expected_improvement_matches_closed_form() -> None:
     rng = np.random.default_rng(5)
     mean, sd, best = rng.normal(size=50), rng.uniform(0.1, 2, 50), 0.3
     z = (mean - best) / sd
@@ -132,18 +158,18 @@ def test_log_expected_improvement_matches_closed_form():
 
 
 @pytest.mark.parametrize("x", [-5.0, -1.0, 0.0, 0.5, 3.0, 25.9, 26.0, 26.1, 40.0, 1e3, 1e8])
-def test_erfcx_matches_mpmath(x):
+def test_erfcx_matches_mpmath(x: float) -> None:
     with mpmath.workdps(50):
         expected = float(mpmath.exp(mpmath.mpf(x) ** 2) * mpmath.erfc(x))
     assert _core.erfcx(x) == pytest.approx(expected, rel=1e-12)
 
 
-def test_log_ndtr_matches_scipy():
+def test_log_ndtr_matches_scipy() -> None:
     z = np.concatenate([np.linspace(-1e3, -30, 50), np.linspace(-30, 30, 301), [40.0, 1e3]])
     np.testing.assert_allclose(_core.log_ndtr(z), scipy.special.log_ndtr(z), rtol=1e-12, atol=1e-300)
 
 
-def test_log_ei_gradient_matches_finite_differences():
+def test_log_ei_gradient_matches_finite_differences() -> None:
     rng = np.random.default_rng(6)
     h, x, y = random_data(rng, 30, [3, 2], 3)
     gp = _core.MixedGP(h, x, y, np.array([0.3, 0.4, 0.6]), 1.0, 0.5, 1e-4)
@@ -162,14 +188,19 @@ def test_log_ei_gradient_matches_finite_differences():
 
 
 @pytest.mark.parametrize("n_levels,d", SHAPES)
-def test_value_proposals_match_brute_force(n_levels, d):
+def test_value_proposals_match_brute_force(n_levels: list[int], d: int) -> None:
     rng = np.random.default_rng(7)
     h, x, y = random_data(rng, 40, n_levels, d)
     gp = _core.MixedGP(h, x, y, rng.uniform(0.2, 1, d), 1.2, 0.35, 1e-3)
-    combos = np.array(list(itertools.product(*[range(m) for m in n_levels])), dtype=np.int32).reshape(-1, len(n_levels)) if n_levels else np.zeros((1, 0), np.int32)
+    combos = (
+        np.array(list(itertools.product(*[range(m) for m in n_levels])), dtype=np.int32).reshape(-1, len(n_levels))
+        if n_levels
+        else np.zeros((1, 0), np.int32)
+    )
     candidates = rng.random((64, d)) if d else np.zeros((1, 0))
     # A tiny block budget forces several candidate blocks.
-    index, value = _core.value_proposals(_core.LogExpectedImprovement(gp, float(y.max())), combos, candidates, max_block_bytes=2e4)
+    acquisition = _core.LogExpectedImprovement(gp, float(y.max()))
+    index, value = _core.value_proposals(acquisition, combos, candidates, max_block_bytes=2e4)
     for c, combo in enumerate(combos):
         mean, var = gp.predict(np.repeat(combo[None], len(candidates), 0).astype(np.int32), candidates)
         log_ei = _core.log_expected_improvement(mean, np.sqrt(var), float(y.max()))
@@ -187,7 +218,7 @@ def test_value_proposals_match_brute_force(n_levels, d):
         ([6, 2, 3], [6, 2, 3]),
     ],
 )
-def test_value_proposals_match_numpy_posterior(data_levels, combination_levels, grouped):
+def test_value_proposals_match_numpy_posterior(data_levels: list[int], combination_levels: list[int], grouped: bool) -> None:
     """The pieces (derived levels, solves that start at a level's first row, tiles of candidates)
     against the posterior written out in NumPy, with the training points in random order or
     grouped by level as GPHyperparameters.make_gp orders them."""
@@ -212,7 +243,7 @@ def test_value_proposals_match_numpy_posterior(data_levels, combination_levels, 
         assert value[c] == pytest.approx(log_ei.max(), rel=1e-9)
 
 
-def test_value_proposals_pick_the_obviously_best_combination():
+def test_value_proposals_pick_the_obviously_best_combination() -> None:
     rng = np.random.default_rng(8)
     n_levels = [3, 4]
     h, x, _ = random_data(rng, 60, n_levels, 2)
@@ -224,7 +255,7 @@ def test_value_proposals_pick_the_obviously_best_combination():
     assert tuple(combos[int(np.argmax(value))]) == (2, 1)
 
 
-def test_mes_matches_numpy_formula():
+def test_mes_matches_numpy_formula() -> None:
     rng = np.random.default_rng(9)
     mean, sd = rng.normal(size=30), rng.uniform(0.1, 1.5, 30)
     max_values = np.array([1.5, 2.0, 3.0])
@@ -235,12 +266,12 @@ def test_mes_matches_numpy_formula():
     np.testing.assert_allclose(_core.max_value_entropy_search(mean, sd, max_values), expected, rtol=1e-8, atol=1e-15)
 
 
-def test_gumbel_samples_follow_the_max_value_distribution():
+def test_gumbel_samples_follow_the_max_value_distribution() -> None:
     rng = np.random.default_rng(10)
     mean, sd = rng.normal(size=200), rng.uniform(0.2, 1.0, 200)
     samples = _core.sample_max_values_gumbel(mean, sd, rng.random(4000), -10.0)
     # The Gumbel fit matches the quartiles of F(y) = prod Phi((y - mean) / sd).
-    def cdf(v):
+    def cdf(v: float) -> float:
         return np.exp(np.sum(scipy.stats.norm.logcdf((v - mean) / sd)))
 
     for q in (0.25, 0.5, 0.75):
@@ -249,7 +280,7 @@ def test_gumbel_samples_follow_the_max_value_distribution():
     assert np.all(_core.sample_max_values_gumbel(mean, sd, rng.random(50), 1e3) >= 1e3)
 
 
-def test_bad_inputs_raise_clear_errors():
+def test_bad_inputs_raise_clear_errors() -> None:
     rng = np.random.default_rng(11)
     h, x, y = random_data(rng, 10, [2], 2)
     with pytest.raises(ValueError, match="NaN or inf"):
@@ -281,16 +312,21 @@ def test_bad_inputs_raise_clear_errors():
     with pytest.raises(ValueError, match="threshold must be finite"):
         _core.LogProbabilityOfFeasibility(gp, math.nan)
     with pytest.raises(ValueError, match="different shapes"):
-        _core.SumOfAcquisitions([acquisition, _core.LogExpectedImprovement(_core.MixedGP(h, x[:, :1], y, np.ones(1), 1.0, 0.5, 1e-3), 0.0)])
+        one_dimensional = _core.MixedGP(h, x[:, :1], y, np.ones(1), 1.0, 0.5, 1e-3)
+        _core.SumOfAcquisitions([acquisition, _core.LogExpectedImprovement(one_dimensional, 0.0)])
     with pytest.raises(ValueError, match="at least one model"):
         _core.SumOfAcquisitions([])
     with pytest.raises(ValueError, match="one set of edges"):
-        _core.LogExpectedHypervolumeImprovement([gp, gp], [np.array([0.0, np.inf])], [np.array([[0, 1]], np.int32)], np.zeros((1, 2), np.int32))
+        _core.LogExpectedHypervolumeImprovement(
+            [gp, gp], [np.array([0.0, np.inf])], [np.array([[0, 1]], np.int32)], np.zeros((1, 2), np.int32)
+        )
     with pytest.raises(ValueError, match="outside the edges"):
-        _core.LogExpectedHypervolumeImprovement([gp], [np.array([0.0, np.inf])], [np.array([[0, 2]], np.int32)], np.zeros((1, 1), np.int32))
+        _core.LogExpectedHypervolumeImprovement(
+            [gp], [np.array([0.0, np.inf])], [np.array([[0, 2]], np.int32)], np.zeros((1, 1), np.int32)
+        )
 
 
-def test_a_matrix_that_cannot_be_factorised_raises_numerical_error():
+def test_a_matrix_that_cannot_be_factorised_raises_numerical_error() -> None:
     """Duplicate points without noise: no jitter is added behind the caller's back; the model
     says what it cannot do with the NumericalError the sampler falls back on."""
     h = np.zeros((5, 1), np.int32)
@@ -304,7 +340,7 @@ def test_a_matrix_that_cannot_be_factorised_raises_numerical_error():
     assert gp.noise == 1e-6
 
 
-def test_degenerate_data_stays_finite():
+def test_degenerate_data_stays_finite() -> None:
     rng = np.random.default_rng(12)
     # duplicate points with a constant objective at the noise floor (the fit's lower bound)
     h = np.zeros((20, 1), np.int32)
@@ -317,22 +353,24 @@ def test_degenerate_data_stays_finite():
     assert math.isfinite(value) and np.all(np.isfinite(gradient))
     # a single observation and a single category
     gp1 = _core.MixedGP(h[:1], x[:1], np.array([1.0]), np.array([0.3, 0.3]), 1.0, 0.5, 1e-6)
-    index, value = _core.value_proposals(_core.LogExpectedImprovement(gp1, 1.0), np.zeros((1, 1), np.int32), rng.random((16, 2)))
-    assert np.isfinite(value[0])
+    index, values = _core.value_proposals(_core.LogExpectedImprovement(gp1, 1.0), np.zeros((1, 1), np.int32), rng.random((16, 2)))
+    assert np.isfinite(values[0])
 
 
-def test_mean_and_variance_gradients_match_finite_differences():
+def test_mean_and_variance_gradients_match_finite_differences() -> None:
     rng = np.random.default_rng(13)
     h, x, y = random_data(rng, 25, [3], 2)
     gp = _core.MixedGP(h, x, y, np.array([0.4, 0.7]), 1.1, 0.3, 1e-3)
     hq, xq = np.array([[1]], np.int32), rng.uniform(0.1, 0.9, 2)
     _, _, mean_grad, var_grad = gp.predict_with_gradient(hq, xq)
     for i, e in enumerate(np.eye(2)):
-        assert mean_grad[i] == pytest.approx(five_point_derivative(lambda t: gp.predict_with_gradient(hq, xq + t * e)[0]), rel=1e-6)
-        assert var_grad[i] == pytest.approx(five_point_derivative(lambda t: gp.predict_with_gradient(hq, xq + t * e)[1]), rel=1e-5, abs=1e-9)
+        mean_numeric = five_point_derivative(along(lambda z: gp.predict_with_gradient(hq, z)[0], xq, e))
+        var_numeric = five_point_derivative(along(lambda z: gp.predict_with_gradient(hq, z)[1], xq, e))
+        assert mean_grad[i] == pytest.approx(mean_numeric, rel=1e-6)
+        assert var_grad[i] == pytest.approx(var_numeric, rel=1e-5, abs=1e-9)
 
 
-def test_constrained_value_proposals_match_brute_force():
+def test_constrained_value_proposals_match_brute_force() -> None:
     rng = np.random.default_rng(14)
     h, x, y = random_data(rng, 30, [3, 2], 2)
     g = x[:, 0] + 0.3 * h[:, 0] - 0.8  # a constraint value, feasible where <= threshold
@@ -342,11 +380,16 @@ def test_constrained_value_proposals_match_brute_force():
     candidates = rng.random((40, 2))
     for best in (float(y.max()), math.nan):
         feasibility = _core.LogProbabilityOfFeasibility(constraint, 0.1)
-        acquisition = feasibility if math.isnan(best) else _core.SumOfAcquisitions([_core.LogExpectedImprovement(objective, best), feasibility])
+        acquisition = (
+            feasibility
+            if math.isnan(best)
+            else _core.SumOfAcquisitions([_core.LogExpectedImprovement(objective, best), feasibility])
+        )
         index, value = _core.value_proposals(acquisition, combos, candidates)
         for c, combo in enumerate(combos):
             rows = np.repeat(combo[None], len(candidates), 0).astype(np.int32)
-            total = scipy.stats.norm.logcdf((0.1 - constraint.predict(rows, candidates)[0]) / np.sqrt(constraint.predict(rows, candidates)[1]))
+            constraint_mean, constraint_var = constraint.predict(rows, candidates)
+            total = scipy.stats.norm.logcdf((0.1 - constraint_mean) / np.sqrt(constraint_var))
             if not math.isnan(best):
                 mean, var = objective.predict(rows, candidates)
                 total = total + _core.log_expected_improvement(mean, np.sqrt(var), best)
@@ -354,7 +397,7 @@ def test_constrained_value_proposals_match_brute_force():
             assert value[c] == pytest.approx(total.max(), rel=1e-9, abs=1e-12)
 
 
-def test_constrained_acquisition_gradient_matches_finite_differences():
+def test_constrained_acquisition_gradient_matches_finite_differences() -> None:
     rng = np.random.default_rng(15)
     h, x, y = random_data(rng, 25, [2], 3)
     objective = _core.MixedGP(h, x, y, np.array([0.3, 0.5, 0.7]), 1.0, 0.5, 1e-4)
@@ -362,10 +405,12 @@ def test_constrained_acquisition_gradient_matches_finite_differences():
     for best in (float(y.max()), math.nan):
         hq, xq = np.array([[1]], np.int32), rng.uniform(0.2, 0.8, 3)
         feasibility = _core.LogProbabilityOfFeasibility(constraint, -0.2)
-        acquisition = feasibility if math.isnan(best) else _core.SumOfAcquisitions([_core.LogExpectedImprovement(objective, best), feasibility])
+        acquisition = (
+            feasibility
+            if math.isnan(best)
+            else _core.SumOfAcquisitions([_core.LogExpectedImprovement(objective, best), feasibility])
+        )
         _, gradient = acquisition.value_with_gradient(hq, xq)
         for i, e in enumerate(np.eye(3)):
-            numeric = five_point_derivative(
-                lambda t: acquisition.value_with_gradient(hq, xq + t * e)[0]
-            )
+            numeric = five_point_derivative(along(acquisition_value(acquisition, hq), xq, e))
             assert gradient[i] == pytest.approx(numeric, rel=1e-5, abs=1e-7)

@@ -8,6 +8,7 @@ from pathlib import Path
 import optuna
 import optunahub
 
+from conftest import value_of
 from optuna_vpbo import VPBOSampler
 
 REGISTRY_ROOT = Path(__file__).resolve().parents[1] / "docs" / "optunahub" / "package"
@@ -32,9 +33,9 @@ def test_the_package_loads_and_runs_a_short_study() -> None:
     # The 8 GP trials after the 4-trial initial design find the optimum (0 at bowl, x = 1) within
     # 0.01, which 12 random trials do with probability 1 - (1 - 0.02 / 3)^12 = 8 %; the initial
     # design alone does not come close.
-    assert min(t.value for t in completed[:4]) > 0.1
-    best = min(completed[4:], key=lambda t: t.value)
-    assert best.value < 0.01 and best.params["shape"] == "bowl", best
+    assert min(value_of(t) for t in completed[:4]) > 0.1
+    best = min(completed[4:], key=value_of)
+    assert value_of(best) < 0.01 and best.params["shape"] == "bowl", best
     module_settings = module.VPBOSettings(hyperparameter_prior="none")
     assert module.VPBOSampler(settings=module_settings).settings.hyperparameter_prior == "none"
 
@@ -46,7 +47,8 @@ def test_the_readme_has_optunahubs_front_matter_and_the_package_its_files() -> N
     assert front is not None
     keys = [line.split(":", 1)[0] for line in front.group(1).splitlines()]
     assert keys == list(FRONT_MATTER_KEYS)
-    assert "sampler" in re.search(r"^tags: \[(.*)\]$", front.group(1), re.M).group(1).split(", ")
+    tags = re.search(r"^tags: \[(.*)\]$", front.group(1), re.M)
+    assert tags is not None and "sampler" in tags.group(1).split(", ")
     for section in ("## Abstract", "## APIs", "## Example", "### Reference"):
         assert section in readme
     assert (folder / "requirements.txt").read_text().split() == ["optuna-vpbo"]

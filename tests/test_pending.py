@@ -12,7 +12,6 @@ import pytest
 from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
 from optuna.trial import FrozenTrial, TrialState
 
-from optuna_vpbo._tree_encoder import TreeEncoder
 from optuna_vpbo._optuna_compat import get_trials, set_trial_system_attr
 from optuna_vpbo._pending import (
     RELATIVE_PARAMS_KEY,
@@ -25,6 +24,7 @@ from optuna_vpbo._pending import (
     reserve,
 )
 from optuna_vpbo._search_tree import SearchTree, infer_search_tree
+from optuna_vpbo._tree_encoder import TreeEncoder
 from test_conditional import ALL_BRANCHES, conditional_params, conditional_trials
 
 FLAT = {"c": CategoricalDistribution(["a", "b"]), "x": FloatDistribution(-2.0, 2.0), "n": IntDistribution(1, 8)}

@@ -26,7 +26,9 @@ def test_gradient_matches_central_differences(name: str) -> None:
         theta, layout = _theta(d, rng), hyperparameter_layout(d)
         _, gradient = prior(theta, layout)
         step = 1e-6
-        numeric = [(prior(theta + step * e, layout)[0] - prior(theta - step * e, layout)[0]) / (2 * step) for e in np.eye(len(theta))]
+        numeric = [
+            (prior(theta + step * e, layout)[0] - prior(theta - step * e, layout)[0]) / (2 * step) for e in np.eye(len(theta))
+        ]
         np.testing.assert_allclose(gradient, numeric, rtol=1e-6, atol=1e-6)
         assert gradient[d + 2] == 0.0  # no prior on lambda
 
@@ -38,11 +40,13 @@ def test_dimension_scaled_prior_is_scipys_lognormal_up_to_a_constant() -> None:
 
     def reference(theta: np.ndarray) -> float:
         lengthscales, noise = np.exp(theta[:d]), math.exp(theta[d + 1])
-        return -float(scipy.stats.lognorm.logpdf(lengthscales, s=sigma, scale=math.exp(mu)).sum() + scipy.stats.lognorm.logpdf(noise, s=1.0, scale=math.exp(-4.0)))
+        lengthscale_density = scipy.stats.lognorm.logpdf(lengthscales, s=sigma, scale=math.exp(mu)).sum()
+        return -float(lengthscale_density + scipy.stats.lognorm.logpdf(noise, s=1.0, scale=math.exp(-4.0)))
 
     rng = np.random.default_rng(2)
     a, b = _theta(d, rng), _theta(d, rng)
-    assert prior(a, hyperparameter_layout(d))[0] - prior(b, hyperparameter_layout(d))[0] == pytest.approx(reference(a) - reference(b), rel=1e-9)
+    layout = hyperparameter_layout(d)
+    assert prior(a, layout)[0] - prior(b, layout)[0] == pytest.approx(reference(a) - reference(b), rel=1e-9)
 
 
 def test_unknown_prior_is_a_clear_error() -> None:
@@ -58,8 +62,8 @@ def test_a_prior_keeps_a_few_points_from_degenerate_lengthscales() -> None:
     y = np.sin(3 * x[:, 0]) + 0.1 * x[:, 1]
     y = (y - y.mean()) / y.std()
     h = np.zeros((8, 0), dtype=np.int32)
-    kwargs = dict(rng=np.random.default_rng(0), n_restarts=3, lam_bounds=(1.0, 1.0))
-    plain = fit_hyperparameters(h, x, y, **kwargs)
-    with_prior = fit_hyperparameters(h, x, y, prior="dimension-scaled", **kwargs)
+    rng = np.random.default_rng(0)  # one generator for both fits, drawn from in turn
+    plain = fit_hyperparameters(h, x, y, rng=rng, n_restarts=3, lam_bounds=(1.0, 1.0))
+    with_prior = fit_hyperparameters(h, x, y, prior="dimension-scaled", rng=rng, n_restarts=3, lam_bounds=(1.0, 1.0))
     assert plain.lengthscales.max() > 10 or plain.lengthscales.min() < 0.05
     assert 0.05 <= with_prior.lengthscales.min() and with_prior.lengthscales.max() <= 10

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 import optuna
 import pytest
-from optuna.distributions import FloatDistribution, IntDistribution
+from optuna.distributions import BaseDistribution, FloatDistribution, IntDistribution
 from optuna.study import StudyDirection
 from optuna.trial import TrialState, create_trial
 
@@ -39,7 +40,8 @@ def test_step_to_final_is_the_least_squares_line_of_the_peers() -> None:
     final = 0.3 + 0.7 * intermediate + rng.normal(0, 0.05, 12)
     slope, intercept = np.polyfit(intermediate, final, 1)
     values = np.array([0.2, 0.9])
-    np.testing.assert_allclose(step_to_final(np.column_stack([intermediate, final]), values), intercept + slope * values, rtol=1e-10)
+    predicted = step_to_final(np.column_stack([intermediate, final]), values)
+    np.testing.assert_allclose(predicted, intercept + slope * values, rtol=1e-10)
 
 
 def test_step_to_final_never_predicts_a_better_end_from_a_worse_start() -> None:
@@ -97,7 +99,7 @@ def test_exceptions_and_nan_values_mark_the_failure_in_after_trial() -> None:
     assert [bool(t.system_attrs.get(OBJECTIVE_FAILURE_KEY)) for t in study.trials] == [False, True, True, False]
 
 
-def _same_configuration(a: dict, b: dict, space: dict) -> bool:
+def _same_configuration(a: dict[str, Any], b: dict[str, Any], space: dict[str, BaseDistribution]) -> bool:
     """The issue's definition: equal categoricals and ints, floats within 1/10000 of their (log) range."""
     for name, dist in space.items():
         if isinstance(dist, FloatDistribution):
@@ -110,9 +112,9 @@ def _same_configuration(a: dict, b: dict, space: dict) -> bool:
     return True
 
 
-def _repeats(study: optuna.Study, space: dict) -> list[int]:
+def _repeats(study: optuna.Study, space: dict[str, BaseDistribution]) -> list[int]:
     """Numbers of trials that repeat an earlier pruned or failed trial."""
-    bad: list[dict] = []
+    bad: list[dict[str, Any]] = []
     repeats = []
     for t in study.trials:
         if any(_same_configuration(t.params, b, space) for b in bad):

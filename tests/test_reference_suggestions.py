@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 import pytest
+
 from reference_suggestions import REFERENCE_FILE, SAMPLERS, STUDIES
 
 

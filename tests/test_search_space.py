@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from optuna.distributions import (
     BaseDistribution,
+    CategoricalChoiceType,
     CategoricalDistribution,
     FloatDistribution,
     IntDistribution,
@@ -47,7 +48,7 @@ NUMERIC_CASES: dict[str, FloatDistribution | IntDistribution] = {
 }
 
 
-def numeric_cases(*, grid_only: bool = False) -> list:
+def numeric_cases(*, grid_only: bool = False) -> list[object]:
     return [
         pytest.param(dist, id=name)
         for name, dist in NUMERIC_CASES.items()
@@ -63,6 +64,7 @@ def grid_values(dist: FloatDistribution | IntDistribution) -> list[int | float]:
     """Every value of a grid distribution as Optuna's own samplers produce it (clipped to high)."""
     if isinstance(dist, IntDistribution):
         return list(range(dist.low, dist.high + 1, 1 if dist.log else dist.step))
+    assert dist.step is not None  # a grid
     n = int(round((dist.high - dist.low) / dist.step))
     return [min(dist.low + k * dist.step, dist.high) for k in range(n)] + [dist.high]
 
@@ -138,7 +140,7 @@ CATEGORICAL_CHOICES = {
 
 
 @pytest.mark.parametrize("choices", CATEGORICAL_CHOICES.values(), ids=CATEGORICAL_CHOICES.keys())
-def test_categorical_round_trip(choices: tuple) -> None:
+def test_categorical_round_trip(choices: tuple[CategoricalChoiceType, ...]) -> None:
     dist = CategoricalDistribution(choices)
     encoder = MixedSpaceEncoder({"c": dist})
     assert encoder.n_levels.tolist() == [len(choices)]
@@ -207,6 +209,7 @@ def test_round_to_grid_snaps_grid_columns_only() -> None:
     snapped = encoder.round_to_grid(x)
     for j, name in enumerate(encoder.numeric_names):
         dist = MIXED_SPACE[name]
+        assert isinstance(dist, (FloatDistribution, IntDistribution))  # a numeric column
         if _on_grid(dist):
             scale = _NumericScale.of(dist)
             expected = [scale.encode(scale.decode(u)) for u in x[:, j]]

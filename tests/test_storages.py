@@ -13,6 +13,7 @@ from pathlib import Path
 
 import optuna
 import pytest
+from optuna.storages.journal import JournalFileBackend
 
 from conftest import (
     all_params,
@@ -33,7 +34,7 @@ def sqlite_url(directory: Path) -> str:
 
 
 def journal_storage(directory: Path) -> optuna.storages.JournalStorage:
-    backend = optuna.storages.journal.JournalFileBackend(str(directory / "journal.log"))
+    backend = JournalFileBackend(str(directory / "journal.log"))
     return optuna.storages.JournalStorage(backend)
 
 

@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 import optuna
 import pytest
-import release_study
 from optuna.trial import TrialState
 
-from conftest import make_sampler, mixed_objective
+import release_study
+from conftest import counted_fits, make_sampler, mixed_objective
 from optuna_vpbo import VPBOSampler, _fit, _optuna_compat
 from optuna_vpbo._fit import LAMBDA_BOUNDS, LENGTHSCALE_BOUNDS, NOISE_BOUNDS, VARIANCE_BOUNDS
 from optuna_vpbo._fit_store import FIT_KEY_PREFIX, valid_fit
@@ -189,9 +189,7 @@ def test_a_broken_stored_fit_is_refitted(
     study, name = stored_fit_study(base_trials, monkeypatch)
     rewrite_fit(study, name, STORED_FITS[case])
     study.sampler = make_sampler(seed=2)  # a new process: it reads the stored fit
-    fits: list[int] = []
-    real_fit = _fit.fit_hyperparameters
-    monkeypatch.setattr(_fit, "fit_hyperparameters", lambda *a, **k: fits.append(1) or real_fit(*a, **k))
+    fits = counted_fits(monkeypatch)
     with caplog.at_level(logging.WARNING):
         run_trials(study, n_trials=2)
     assert fits == [1], "refitted once, then the new fit is reused"
@@ -308,9 +306,7 @@ def test_a_study_written_by_the_previous_release_is_continued(
     stored = {k: v for k, v in _optuna_compat.get_study_system_attrs(study).items() if k.startswith(FIT_KEY_PREFIX)}
     assert len(stored) == 2 and all(valid_fit(json.loads(text))[0] >= _fit.LONG_STUDY for text in stored.values())
 
-    fits: list[int] = []
-    real_fit = _fit.fit_hyperparameters
-    monkeypatch.setattr(_fit, "fit_hyperparameters", lambda *a, **k: fits.append(1) or real_fit(*a, **k))
+    fits = counted_fits(monkeypatch)
     study.sampler = VPBOSampler(seed=3, record_proposals=True)
     with caplog.at_level(logging.WARNING), time_bound(60.0):
         study.optimize(release_study.objective, n_trials=2)

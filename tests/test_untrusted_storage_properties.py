@@ -35,13 +35,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from optuna.trial import TrialState
-from test_untrusted_storage import N_BASE_TRIALS, SPACE, run_trials
 
-from conftest import make_sampler, mixed_objective
+from conftest import make_sampler, mixed_objective, value_of
 from optuna_vpbo import _fit, _optuna_compat, _stored
 from optuna_vpbo._fit_store import FIT_KEY_PREFIX
 from optuna_vpbo._pending import RELATIVE_PARAMS_KEY, SYSTEM_ATTR_MAX_LENGTH
 from optuna_vpbo._trial_states import OBJECTIVE_FAILURE_KEY
+from test_untrusted_storage import N_BASE_TRIALS, SPACE, run_trials
 
 # Cases per kind in each tier and storage: a case takes ~0.1 s in memory and ~0.5 s on SQLite (a
 # few hundred rows through SQLAlchemy); the default tier's ~240 cases take ~30 s.
@@ -53,7 +53,7 @@ STUDY_NAME = "vpbo-untrusted"
 # --- Arbitrary JSON ----------------------------------------------------------------------------
 
 # Text that every storage can hold (no lone surrogates, no NUL).
-TEXT = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), max_size=12)
+TEXT = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=12)
 EXTREMES = st.sampled_from(
     [1e308, -1e308, math.inf, -math.inf, math.nan, 5e-324, 10**400, -(10**400), 2**63, -(2**63), 10**9, -1, 0, 1, True, ""]
 )
@@ -70,8 +70,13 @@ def near_valid_value(name: str) -> st.SearchStrategy[Any]:
     distribution = SPACE[name]
     if isinstance(distribution, optuna.distributions.CategoricalDistribution):
         return st.sampled_from(distribution.choices) | JSON_VALUES
+    own: st.SearchStrategy[Any]
+    if isinstance(distribution, optuna.distributions.IntDistribution):
+        own = st.integers(distribution.low, distribution.high)
+    else:
+        assert isinstance(distribution, optuna.distributions.FloatDistribution)
+        own = st.floats(distribution.low, distribution.high)
     low, high = distribution.low, distribution.high
-    own = st.integers(low, high) if isinstance(distribution, optuna.distributions.IntDistribution) else st.floats(low, high)
     return own | st.sampled_from([low - 1, high + 1, high * 10, -high]) | JSON_VALUES
 
 
@@ -221,7 +226,7 @@ def add_trial(study: optuna.Study, base: optuna.trial.FrozenTrial, state: TrialS
     for name, value in base.params.items():
         distribution = base.distributions[name]
         storage.set_trial_param(trial_id, name, distribution.to_internal_repr(value), distribution)
-    values = [base.value + 0.01 * trial_id] if state == TrialState.COMPLETE else None
+    values = [value_of(base) + 0.01 * trial_id] if state == TrialState.COMPLETE else None
     storage.set_trial_state_values(trial_id, state, values)
 
 
@@ -329,13 +334,23 @@ def test_nothing_written_into_an_attribute_stops_a_study(
     print(f"{kind} on {storage_kind} ({tier}): {dict(tally)}")  # the counts of the closing note (pytest -s)
 
 
+class RecordingHandler(logging.Handler):
+    """Appends every record, from debug level up, to a list."""
+
+    def __init__(self, records: list[logging.LogRecord]) -> None:
+        super().__init__(logging.DEBUG)
+        self.records = records
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
 @contextlib.contextmanager
 def ignored_logged() -> Iterator[list[logging.LogRecord]]:
     """What ``_stored`` logged in the block: attributes ignored, with a warning or (another
     version's fit, a publication that is no JSON) at debug level."""
     records: list[logging.LogRecord] = []
-    handler = logging.Handler(logging.DEBUG)
-    handler.emit = records.append  # type: ignore[method-assign]
+    handler = RecordingHandler(records)
     logger = logging.getLogger(_stored.__name__)
     level = logger.level
     logger.addHandler(handler)

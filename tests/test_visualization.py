@@ -4,18 +4,19 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import optuna
 import pytest
 
 from optuna_vpbo import VPBOSampler
-from optuna_vpbo.visualization import plot_lengthscales, plot_value_proposals
 from optuna_vpbo.visualization import matplotlib as vpbo_matplotlib
+from optuna_vpbo.visualization import plot_lengthscales, plot_value_proposals
 
 pytest.importorskip("plotly", reason="plotly is in the `test` extra")
 
 # Three trials' diagnostics: a random one, then value proposals; "a" is chosen twice.
-DIAGNOSTICS = [
+DIAGNOSTICS: list[dict[str, Any]] = [
     {"phase": "random"},
     {
         "phase": "proposals",
@@ -41,7 +42,7 @@ DIAGNOSTICS = [
 ]
 
 
-def study_with(diagnostics: list[dict]) -> optuna.Study:
+def study_with(diagnostics: list[dict[str, Any]]) -> optuna.Study:
     study = optuna.create_study()
     for record in diagnostics:
         trial = study.ask()
@@ -50,7 +51,7 @@ def study_with(diagnostics: list[dict]) -> optuna.Study:
     return study
 
 
-def traces(figure) -> dict[str, tuple[list, list]]:
+def traces(figure: Any) -> dict[str, tuple[list[float], list[float]]]:  # a plotly Figure (untyped)
     return {t.name: (list(t.x), list(t.y)) for t in figure.data}
 
 

@@ -10,6 +10,7 @@ from unittest import mock
 import numpy as np
 import optuna
 import pytest
+from optuna.trial import BaseTrial
 
 from optuna_vpbo import VPBOSampler, VPBOSettings
 from optuna_vpbo.gp import GPHyperparameters
@@ -55,7 +56,7 @@ STRATEGIES: dict[str, Callable[[], Strategy]] = {
 }
 
 
-def toy_objective(trial: optuna.Trial) -> float:
+def toy_objective(trial: BaseTrial) -> float:
     h1 = trial.suggest_categorical("h1", ["a", "b"])
     h2 = trial.suggest_categorical("h2", [0, 1, 2])
     x1 = trial.suggest_float("x1", -1.0, 1.0)

@@ -10,10 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vpbo_benchmarks import cli, envelope_report, specs, suite_report
+from lab_testing import TOY_SPEC, present
+from vpbo_benchmarks import cli, envelope_report, suite_report
 from vpbo_benchmarks.records import append_record
 
-SPEC = specs.SuiteSpec("toy", "toy", lambda: None, ("c",), "", "")
+SPEC = TOY_SPEC
 
 
 def _runs(finals: list[float], n_trials: int = 4, combination: str = "a") -> list[dict[str, object]]:
@@ -143,9 +144,11 @@ def test_report_from_stored_runs(tmp_path: Path) -> None:
     one folder, v1 is worse; stuck seeds: v1 stays 60 trials on a wrong combination."""
     out = tmp_path
     for problem in ("shifted_ackley", "shifted_levy"):
-        spec, optimum, _ = suite_report.problem_spec(problem)
-        best = min(spec.combinations(), key=spec.combination_best)
-        worst = max(spec.combinations(), key=spec.combination_best)
+        spec, stated_optimum, _ = suite_report.problem_spec(problem)
+        optimum = present(stated_optimum)
+        combinations, combination_best = present(spec.combinations)(), present(spec.combination_best)
+        best = min(combinations, key=combination_best)
+        worst = max(combinations, key=combination_best)
         samplers = (("cand", 0.0, best), ("vpbo-v2", 0.0, best), ("vpbo-v1", 5.0, worst), ("gp", 0.0, best))
         for sampler, gap, combination in samplers:
             for seed in range(5):

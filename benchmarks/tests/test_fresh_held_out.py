@@ -10,12 +10,16 @@ two floats, SciPy's L-BFGS-B on the (convex) coupled gains, full enumeration of 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import optuna
 import pytest
 from scipy.optimize import minimize, minimize_scalar
 
+from lab_testing import noiseless_value, present
 from vpbo_benchmarks import fresh_landscapes, fresh_problems, fresh_structures, registry, specs, suite, suite_functions
 from vpbo_benchmarks.cli import main as cli_main
 from vpbo_benchmarks.problem import NOISELESS_ATTR
@@ -29,14 +33,16 @@ N_RANDOM_TRIALS = 120
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 
 
-def _objective_value(name: str, params: dict) -> float:
+def _objective_value(name: str, params: dict[str, Any]) -> float:
     """The noiseless value of the Optuna objective of ``name`` at ``params``."""
     trial = optuna.trial.FixedTrial(params)
     value = fresh_problems.build_problem(name).objective(trial)
     return trial.user_attrs.get(NOISELESS_ATTR, value)
 
 
-def _grid_then_polish(f, bounds, n_grid: int, n_starts: int = 4) -> float:
+def _grid_then_polish(
+    f: Callable[..., Any], bounds: Sequence[tuple[float, float]], n_grid: int, n_starts: int = 4
+) -> float:
     """Minimum of f(x1, x2) (vectorised) over the box: a dense grid, then L-BFGS-B from the best
     few grid points."""
     g1, g2 = (np.linspace(low, high, n_grid) for low, high in bounds)
@@ -55,7 +61,7 @@ def _grid_then_polish(f, bounds, n_grid: int, n_starts: int = 4) -> float:
 # ------------------------------------------------------------------ the group
 
 
-def test_group_is_fresh_disjoint_and_covers_the_synthetic_families():
+def test_group_is_fresh_disjoint_and_covers_the_synthetic_families() -> None:
     assert len(FRESH) >= 6
     assert not set(FRESH) & set(suite.TUNING)
     assert not set(FRESH) & set(suite.HELD_OUT)
@@ -71,17 +77,17 @@ def test_group_is_fresh_disjoint_and_covers_the_synthetic_families():
     assert len(fresh_problems.NARROW_OR_TRAP) >= 2 and set(fresh_problems.NARROW_OR_TRAP) <= set(FRESH)
 
 
-def test_group_is_registered_and_builds():
+def test_group_is_registered_and_builds() -> None:
     for name in FRESH:
         assert name in registry.PROBLEM_NAMES
         problem = registry.get_problem(name)
         assert problem.name == name and problem.directions == ("minimize",)
         assert problem.optimum is not None and math.isfinite(problem.optimum)
-        assert problem.n_combinations == len(fresh_problems.FRESH_SPECS[name].combinations())
+        assert problem.n_combinations == len(present(fresh_problems.FRESH_SPECS[name].combinations)())
         assert "[fresh held-out/" in problem.description
 
 
-def test_new_base_functions_are_not_the_suites():
+def test_new_base_functions_are_not_the_suites() -> None:
     # Griewank, Rosenbrock, Himmelblau and Branin: none is among the broad suite's bases.
     assert not {"griewank", "rosenbrock", "himmelblau", "branin"} & set(suite_functions.BASE_FUNCTIONS)
     assert fresh_landscapes.griewank_2d(0.0, 0.0) == 0.0
@@ -96,38 +102,40 @@ def test_new_base_functions_are_not_the_suites():
 
 
 @pytest.mark.parametrize("name", FRESH)
-def test_problem_runs_with_random_trials(name):
+def test_problem_runs_with_random_trials(name: str) -> None:
     spec = fresh_problems.FRESH_SPECS[name]
     problem = fresh_problems.build_problem(name)
     study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
     study.optimize(problem.objective, n_trials=N_RANDOM_TRIALS)
-    bests = {specs.combination_of(c, spec.combination_keys): spec.combination_best(c) for c in spec.combinations()}
-    noiseless = [t.user_attrs.get(NOISELESS_ATTR, t.value) for t in study.trials]
+    combination_best = present(spec.combination_best)
+    bests = {specs.combination_of(c, spec.combination_keys): combination_best(c) for c in present(spec.combinations)()}
+    noiseless = [noiseless_value(t) for t in study.trials]
     assert all(math.isfinite(v) for v in noiseless)
     for trial, value in zip(study.trials, noiseless):
         combination = specs.combination_of(trial.params, spec.combination_keys)
         assert combination in bests  # every trial's combination is a listed one
         assert value >= bests[combination] - 1e-9
         assert value == pytest.approx(float(fresh_problems.FRESH_PROBLEMS[name].value(trial.params)), abs=1e-12)
-    assert min(noiseless) > problem.optimum + 1e-6
+    assert min(noiseless) > present(problem.optimum) + 1e-6
     assert len({c for c in (specs.combination_of(t.params, spec.combination_keys) for t in study.trials)}) >= min(4, len(bests))
 
 
 @pytest.mark.parametrize("name", FRESH)
-def test_best_point_gives_the_optimum_and_the_best_combination_is_unique(name):
+def test_best_point_gives_the_optimum_and_the_best_combination_is_unique(name: str) -> None:
     spec = fresh_problems.FRESH_SPECS[name]
-    optimum = fresh_problems.build_problem(name).optimum
-    assert _objective_value(name, spec.best_point()) == pytest.approx(optimum, abs=1e-9)
-    values = sorted(spec.combination_best(c) for c in spec.combinations())
+    optimum = present(fresh_problems.build_problem(name).optimum)
+    best_point, combination_best = present(spec.best_point), present(spec.combination_best)
+    assert _objective_value(name, best_point()) == pytest.approx(optimum, abs=1e-9)
+    values = sorted(combination_best(c) for c in present(spec.combinations)())
     assert values[0] == optimum
     assert values[1] - values[0] > 0.005  # a unique best combination, by a margin
-    for key, value in spec.best_point().items():
+    for key, value in best_point().items():
         if isinstance(value, float):
             for step in (-1e-3, 1e-3):
-                assert _objective_value(name, dict(spec.best_point(), **{key: value * (1 + step)})) >= optimum - 1e-12
+                assert _objective_value(name, dict(best_point(), **{key: value * (1 + step)})) >= optimum - 1e-12
 
 
-def test_runner_and_suite_report_accept_the_group(tmp_path):
+def test_runner_and_suite_report_accept_the_group(tmp_path: Path) -> None:
     noisy = run_one("hetero_branin", "random", 0, 5)
     assert len(noisy["noiseless"]) == 5 and noisy["noiseless"] != [v[0] for v in noisy["values"]]
     append_record(tmp_path, noisy)
@@ -144,7 +152,9 @@ def test_runner_and_suite_report_accept_the_group(tmp_path):
 # ------------------------------------------------------------------ optima by independent searches
 
 
-def _two_float_check(name: str, bounds, n_grid: int, combinations) -> None:
+def _two_float_check(
+    name: str, bounds: Sequence[tuple[float, float]], n_grid: int, combinations: Iterable[dict[str, Any]]
+) -> None:
     problem = fresh_problems.FRESH_PROBLEMS[name]
     for c in combinations:
         found = _grid_then_polish(lambda a, b, c=c: problem.value({**c, "x1": a, "x2": b}), bounds, n_grid)
@@ -153,45 +163,45 @@ def _two_float_check(name: str, bounds, n_grid: int, combinations) -> None:
         assert found == pytest.approx(stated, abs=2e-6), c  # and the search reaches it
 
 
-def _best_and_random(problem: specs.FreshProblem, n_best: int, n_random: int) -> list[dict]:
+def _best_and_random(problem: specs.FreshProblem, n_best: int, n_random: int) -> list[dict[str, Any]]:
     combos = sorted(problem.combinations(), key=problem.combination_best)
     rng = np.random.default_rng(5)
     rest = combos[n_best:]
     return combos[:n_best] + [rest[i] for i in rng.choice(len(rest), size=min(n_random, len(rest)), replace=False)]
 
 
-def test_rotated_griewank_every_combination_by_grid_and_lbfgsb():
+def test_rotated_griewank_every_combination_by_grid_and_lbfgsb() -> None:
     combinations = fresh_problems.FRESH_PROBLEMS["rotated_griewank"].combinations()
     _two_float_check("rotated_griewank", [fresh_landscapes.RG_BOUNDS] * 2, 801, combinations)
 
 
-def test_decoy_funnel_every_combination_by_grid_and_lbfgsb():
+def test_decoy_funnel_every_combination_by_grid_and_lbfgsb() -> None:
     combinations = fresh_problems.FRESH_PROBLEMS["decoy_funnel"].combinations()
     _two_float_check("decoy_funnel", [fresh_landscapes.DF_BOUNDS] * 2, 801, combinations)
 
 
-def test_hetero_branin_every_combination_by_grid_and_lbfgsb():
+def test_hetero_branin_every_combination_by_grid_and_lbfgsb() -> None:
     bounds = [fresh_structures.HB_X1_BOUNDS, fresh_structures.HB_X2_BOUNDS]
     _two_float_check("hetero_branin", bounds, 761, fresh_problems.FRESH_PROBLEMS["hetero_branin"].combinations())
 
 
-def test_lowrank_valley_best_and_sampled_combinations_by_grid_and_lbfgsb():
+def test_lowrank_valley_best_and_sampled_combinations_by_grid_and_lbfgsb() -> None:
     problem = fresh_problems.FRESH_PROBLEMS["lowrank_valley"]
     _two_float_check("lowrank_valley", [fresh_landscapes.LV_BOUNDS] * 2, 401, _best_and_random(problem, 4, 8))
 
 
-def test_hidden_pair_best_and_sampled_combinations_by_grid_and_lbfgsb():
+def test_hidden_pair_best_and_sampled_combinations_by_grid_and_lbfgsb() -> None:
     problem = fresh_problems.FRESH_PROBLEMS["hidden_pair"]
     _two_float_check("hidden_pair", [fresh_landscapes.HP_BOUNDS] * 2, 481, _best_and_random(problem, 4, 8))
 
 
-def test_every_two_float_optimum_is_inside_the_bounds():
+def test_every_two_float_optimum_is_inside_the_bounds() -> None:
     for name, bounds in (
         ("rotated_griewank", [fresh_landscapes.RG_BOUNDS] * 2), ("decoy_funnel", [fresh_landscapes.DF_BOUNDS] * 2),
         ("hetero_branin", [fresh_structures.HB_X1_BOUNDS, fresh_structures.HB_X2_BOUNDS]),
         ("lowrank_valley", [fresh_landscapes.LV_BOUNDS] * 2), ("hidden_pair", [fresh_landscapes.HP_BOUNDS] * 2),
     ):
-        centres = {
+        centres: dict[str, Callable[[dict[str, Any]], np.ndarray]] = {
             "rotated_griewank": lambda c: fresh_landscapes.rotated_griewank_argmin(c["angle"], c["stretch"]),
             "decoy_funnel": lambda c: fresh_landscapes.decoy_funnel_centre(c["basin"], c["lens"]),
             "hetero_branin": lambda c: (
@@ -209,7 +219,7 @@ def test_every_two_float_optimum_is_inside_the_bounds():
             assert float(problem.value({**c, "x1": x[0], "x2": x[1]})) == pytest.approx(problem.combination_best(c), abs=1e-9)
 
 
-def test_tilted_lattice_by_full_enumeration():
+def test_tilted_lattice_by_full_enumeration() -> None:
     problem = fresh_problems.FRESH_PROBLEMS["tilted_lattice"]
     k = np.arange(fresh_structures.TL_K_BOUNDS[0], fresh_structures.TL_K_BOUNDS[1] + 1)
     n = np.arange(fresh_structures.TL_N_BOUNDS[0], fresh_structures.TL_N_BOUNDS[1] + 1)
@@ -238,7 +248,7 @@ def test_tilted_lattice_by_full_enumeration():
     assert rounded_differs >= 1  # rounding the continuous optimum is not enough somewhere
 
 
-def test_hash_resonance_every_leaf_by_grids_and_enumeration():
+def test_hash_resonance_every_leaf_by_grids_and_enumeration() -> None:
     problem = fresh_problems.FRESH_PROBLEMS["hash_resonance"]
     g = np.linspace(0.0, 1.0, 401)
     x1, x2 = np.meshgrid(g, g, indexing="ij")
@@ -259,13 +269,13 @@ def test_hash_resonance_every_leaf_by_grids_and_enumeration():
         assert found == pytest.approx(stated, abs=1e-6)
 
 
-def test_stacked_stages_every_combination_by_lbfgsb():
+def test_stacked_stages_every_combination_by_lbfgsb() -> None:
     problem = fresh_problems.FRESH_PROBLEMS["stacked_stages"]
     assert len(problem.combinations()) == 90
     for c in problem.combinations():
         n = c["n_stages"]
 
-        def value(u, c=c, n=n):
+        def value(u: np.ndarray, c: dict[str, Any] = c, n: int = n) -> float:
             return float(problem.value({**c, **{f"gain_{i}": 10.0 ** u[i] for i in range(n)}}))
 
         found = min(
@@ -282,28 +292,33 @@ def test_stacked_stages_every_combination_by_lbfgsb():
 # ------------------------------------------------------------------ what makes them hard
 
 
-def test_hetero_branin_noise_depends_on_the_device():
+def test_hetero_branin_noise_depends_on_the_device() -> None:
     spec = fresh_problems.FRESH_SPECS["hetero_branin"]
     objective = fresh_problems.build_problem("hetero_branin").objective
+    best_point = present(spec.best_point)
     for device in (0, 3):
-        point = dict(spec.best_point(), device=device)
+        point = dict(best_point(), device=device)
         deviations = []
         for number in range(1500):
             trial = optuna.trial.FixedTrial(point, number=number)
             deviations.append(objective(trial) - trial.user_attrs[NOISELESS_ATTR])
         assert np.std(deviations) == pytest.approx(fresh_structures.HB_DEVICE_NOISE_SD[device], rel=0.1)
-    assert spec.best_point()["device"] == int(np.argmax(fresh_structures.HB_DEVICE_NOISE_SD))
+    assert best_point()["device"] == int(np.argmax(fresh_structures.HB_DEVICE_NOISE_SD))
 
 
-def _random_mean(problem: specs.FreshProblem, combination: dict, sample) -> float:
+# Draws a sample of the numeric parameters: (rng, size) -> parameter name -> values.
+Sampler = Callable[[np.random.Generator, int], dict[str, np.ndarray]]
+
+
+def _random_mean(problem: specs.FreshProblem, combination: dict[str, Any], sample: Sampler) -> float:
     rng = np.random.default_rng(11)
     return float(np.mean(problem.value({**combination, **sample(rng, 4000)})))
 
 
-def test_decoy_funnel_best_combination_is_a_needle_worse_on_average():
+def test_decoy_funnel_best_combination_is_a_needle_worse_on_average() -> None:
     problem = fresh_problems.FRESH_PROBLEMS["decoy_funnel"]
 
-    def uniform(rng, size):
+    def uniform(rng: np.random.Generator, size: int) -> dict[str, np.ndarray]:
         return {"x1": rng.uniform(-1, 1, size), "x2": rng.uniform(-1, 1, size)}
 
     means = {tuple(c.values()): _random_mean(problem, c, uniform) for c in problem.combinations()}
@@ -315,10 +330,10 @@ def test_decoy_funnel_best_combination_is_a_needle_worse_on_average():
     assert np.mean(values < problem.combination_best(dict(zip(("basin", "lens"), best))) + 0.1) < 0.01
 
 
-def test_hash_resonance_best_branch_is_worse_on_average_than_the_trap():
+def test_hash_resonance_best_branch_is_worse_on_average_than_the_trap() -> None:
     problem = fresh_problems.FRESH_PROBLEMS["hash_resonance"]
 
-    def log_uniform(rng, size):
+    def log_uniform(rng: np.random.Generator, size: int) -> dict[str, np.ndarray]:
         return {
             "x1": rng.uniform(0, 1, size), "x2": rng.uniform(0, 1, size),
             "n_buckets": np.round(2.0 ** rng.uniform(1, 10, size)), "smoothing": 10.0 ** rng.uniform(-3, 3, size),
@@ -329,7 +344,7 @@ def test_hash_resonance_best_branch_is_worse_on_average_than_the_trap():
     assert _random_mean(problem, best, log_uniform) > _random_mean(problem, {"encoder": "onehot"}, log_uniform) + 0.2
 
 
-def test_hidden_pair_is_not_where_the_marginals_point():
+def test_hidden_pair_is_not_where_the_marginals_point() -> None:
     problem = fresh_problems.FRESH_PROBLEMS["hidden_pair"]
     offsets = np.array([[problem.combination_best({"p": p, "q": q}) for q in range(16)] for p in range(16)])
     best = np.unravel_index(np.argmin(offsets), offsets.shape)

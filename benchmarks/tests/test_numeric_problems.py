@@ -13,13 +13,14 @@ from optuna.distributions import IntDistribution
 from scipy.optimize import minimize
 
 from vpbo_benchmarks import numeric_problems, registry
+from vpbo_benchmarks.problem import single_objective
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 
 
 def _value(name: str, params: dict[str, object]) -> float:
     """The registered objective of ``name`` (built anew: data and model from scratch) at ``params``."""
-    return float(registry.get_problem(name).objective(optuna.trial.FixedTrial(params)))
+    return float(single_objective(registry.get_problem(name))(optuna.trial.FixedTrial(params)))
 
 
 def test_the_group_is_registered_with_hartmann6_s_optimum() -> None:
@@ -52,7 +53,7 @@ def test_hartmann6_minimum_at_its_argmin_against_a_multistart_search() -> None:
 def test_the_same_configuration_twice_gives_the_same_value(name: str) -> None:
     """Three random configurations, each evaluated by two objectives built separately and twice by one."""
     study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=5))
-    objective = registry.get_problem(name).objective
+    objective = single_objective(registry.get_problem(name))
     study.optimize(objective, n_trials=3)
     for trial in study.trials:
         assert math.isfinite(trial.values[0])
@@ -62,12 +63,13 @@ def test_the_same_configuration_twice_gives_the_same_value(name: str) -> None:
 
 def test_the_knn_space_has_exactly_100_points() -> None:
     study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
-    objective = registry.get_problem("knn_wine").objective
+    objective = single_objective(registry.get_problem("knn_wine"))
     study.optimize(objective, n_trials=1)
     distributions = study.trials[0].distributions
     assert set(distributions) == {"n_neighbors", "p"}
-    assert all(isinstance(d, IntDistribution) and d.step == 1 and not d.log for d in distributions.values())
-    points = list(itertools.product(*(range(int(d.low), int(d.high) + 1) for d in distributions.values())))
+    ints = [d for d in distributions.values() if isinstance(d, IntDistribution)]
+    assert len(ints) == len(distributions) and all(d.step == 1 and not d.log for d in ints)
+    points = list(itertools.product(*(range(int(d.low), int(d.high) + 1) for d in ints)))
     assert len(points) == 100
     # Every point is a valid configuration with a finite value.
     values = [float(objective(optuna.trial.FixedTrial(dict(zip(distributions, point))))) for point in points]

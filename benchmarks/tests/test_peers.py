@@ -5,6 +5,7 @@ module after checking the extra is there."""
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable
 
 import numpy as np
 import optuna
@@ -29,7 +30,7 @@ def conditional_objective(trial: optuna.Trial) -> float:
     return sum(trial.suggest_float(f"u{i}", 0.0, 1.0) for i in range(n))
 
 
-def _run(sampler: optuna.samplers.BaseSampler, objective, n_trials: int) -> optuna.Study:
+def _run(sampler: optuna.samplers.BaseSampler, objective: Callable[[optuna.Trial], float], n_trials: int) -> optuna.Study:
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     study = optuna.create_study(sampler=sampler)
     study.optimize(objective, n_trials=n_trials)
@@ -42,7 +43,7 @@ def _assert_in_bounds(study: optuna.Study) -> None:
         assert -1.0 <= t.params["x"] <= 1.0 and 1e-4 <= t.params["lr"] <= 1.0
 
 
-def test_peers_are_registered_next_to_tpe_group():
+def test_peers_are_registered_next_to_tpe_group() -> None:
     for name in ("tpe-auto", "catcmawm", "ax", "tpe-group", "tpe", "gp", "random", "smac"):
         assert name in SAMPLER_FACTORIES
     sampler = SAMPLER_FACTORIES["tpe-auto"](0)
@@ -50,7 +51,7 @@ def test_peers_are_registered_next_to_tpe_group():
     assert sampler._multivariate and sampler._constant_liar and not sampler._group
 
 
-def test_catcmawm_optimises_a_flat_mixed_problem():
+def test_catcmawm_optimises_a_flat_mixed_problem() -> None:
     pytest.importorskip("cmaes", reason="catcmawm needs the cmaes package (the peers extra)")
     from vpbo_benchmarks import peer_catcmawm as peers
 
@@ -66,7 +67,7 @@ def test_catcmawm_optimises_a_flat_mixed_problem():
     assert [t.params for t in again.trials] == [t.params for t in study.trials[:30]]
 
 
-def test_catcmawm_rejects_a_conditional_space():
+def test_catcmawm_rejects_a_conditional_space() -> None:
     pytest.importorskip("cmaes", reason="catcmawm needs the cmaes package (the peers extra)")
     from vpbo_benchmarks import peer_catcmawm as peers
 
@@ -77,7 +78,7 @@ def test_catcmawm_rejects_a_conditional_space():
 @pytest.mark.skipif(
     importlib.util.find_spec("ax") is None, reason="the ax peer needs ax-platform (the peers extra, with PyTorch)"
 )
-def test_ax_samples_a_flat_mixed_problem_and_rejects_a_conditional_one():
+def test_ax_samples_a_flat_mixed_problem_and_rejects_a_conditional_one() -> None:
     from vpbo_benchmarks import peer_ax as peers
 
     study = _run(peers.AxSampler(seed=0), flat_objective, 9)

@@ -6,13 +6,16 @@ import io
 import itertools
 import pickle
 import zipfile
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import optuna
 import pytest
+from optuna.distributions import BaseDistribution, CategoricalDistribution, FloatDistribution
 
 from vpbo_benchmarks import chemistry_problems, emulators, ml_problems, registry, synthetic_problems
-from vpbo_benchmarks.problem import simple_regret
+from vpbo_benchmarks.problem import simple_regret, single_objective
 
 STATED_X = np.array([0.04492, -0.35633])  # both signs are minima
 STATED_TOLERANCE = 5e-7  # the stated optima are rounded to 6 decimals
@@ -65,7 +68,7 @@ def test_six_hump_camel_minimum_constant() -> None:
     ],
     ids=["func2c", "func3c"],
 )
-def test_no_point_below_optimum(tables, optimum: float) -> None:
+def test_no_point_below_optimum(tables: Sequence[Sequence[synthetic_problems.WeightedTerm]], optimum: float) -> None:
     rng = np.random.default_rng(0)
     axis = np.linspace(-1.0, 1.0, GRID_POINTS)
     grid = np.stack(np.meshgrid(axis, axis), axis=-1).reshape(-1, 2)
@@ -79,7 +82,7 @@ def test_no_point_below_optimum(tables, optimum: float) -> None:
 
 def test_observation_noise_is_small_and_seeded_by_trial_number() -> None:
     params = {"h1": 1, "h2": 1, "x1": STATED_X[0], "x2": STATED_X[1]}
-    objective = registry.get_problem("func2c").objective
+    objective = single_objective(registry.get_problem("func2c"))
     first = objective(optuna.trial.FixedTrial(params, number=3))
     again = objective(optuna.trial.FixedTrial(params, number=3))
     other = objective(optuna.trial.FixedTrial(params, number=4))
@@ -146,7 +149,7 @@ def test_baumgartner_yield_optimum_is_reached() -> None:
     axes = (np.linspace(1.0, 2.5, 7), np.linspace(30.0, 100.0, 8), np.linspace(60.0, 1800.0, 8))
     grid = np.array(list(itertools.product(*axes)))
     n = len(grid)
-    inputs = {
+    inputs: dict[str, Sequence[Any] | np.ndarray] = {
         "catalyst": ["AlPhos"] * n,
         "base": ["DBU"] * n,
         "base_equivalents": grid[:, 0],
@@ -224,13 +227,23 @@ def test_problem_runs_as_optuna_objective(name: str) -> None:
             assert simple_regret(problem, trial.values[0]) >= 0.0
 
 
+def categorical(distribution: BaseDistribution) -> CategoricalDistribution:
+    assert isinstance(distribution, CategoricalDistribution), distribution
+    return distribution
+
+
+def floats(distribution: BaseDistribution) -> FloatDistribution:
+    assert isinstance(distribution, FloatDistribution), distribution
+    return distribution
+
+
 def test_parameter_names_and_choices() -> None:
     func3c = registry.get_problem("func3c")
     study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
     study.optimize(func3c.objective, n_trials=1)
     dists = study.trials[0].distributions
-    assert [dists[f"h{i}"].choices for i in (1, 2, 3)] == [(0, 1, 2), (0, 1, 2, 3, 4), (0, 1, 2, 3)]
-    assert (dists["x1"].low, dists["x1"].high) == (-1.0, 1.0)
+    assert [categorical(dists[f"h{i}"]).choices for i in (1, 2, 3)] == [(0, 1, 2), (0, 1, 2, 3, 4), (0, 1, 2, 3)]
+    assert (floats(dists["x1"]).low, floats(dists["x1"]).high) == (-1.0, 1.0)
     assert func3c.n_combinations == 60
 
     reizman = registry.get_problem("reizman_suzuki_2")
@@ -238,8 +251,8 @@ def test_parameter_names_and_choices() -> None:
     study.optimize(reizman.objective, n_trials=1)
     dists = study.trials[0].distributions
     catalysts = ("P1-L1", "P2-L1", "P1-L2", "P1-L3", "P1-L4", "P1-L5", "P1-L6", "P1-L7")
-    assert dists["catalyst"].choices == catalysts
-    assert (dists["t_res"].low, dists["t_res"].high) == (60.0, 600.0)
+    assert categorical(dists["catalyst"]).choices == catalysts
+    assert (floats(dists["t_res"]).low, floats(dists["t_res"]).high) == (60.0, 600.0)
     assert registry.get_problem("baumgartner_mo").n_combinations == 12
 
 
@@ -260,7 +273,7 @@ def test_simple_regret() -> None:
 def test_decode_cell() -> None:
     ops = list(ml_problems.NAS_OPS[:2]) + [ml_problems.NAS_OPS[2]] * 3  # widths 16, 32, 8, 8, 8
 
-    def scores(edges):
+    def scores(edges: list[tuple[int, int]]) -> list[float]:
         return [1.0 if edge in edges else 0.0 for edge in ml_problems.NAS_EDGES]
 
     chain = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6)]

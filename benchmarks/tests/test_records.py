@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -11,7 +12,7 @@ from vpbo_benchmarks.records import append_record, compact, expand, load_problem
 from vpbo_benchmarks.runner import user_command
 
 
-def _record(sampler: str, seed: int, n_trials: int, rng: np.random.Generator) -> dict:
+def _record(sampler: str, seed: int, n_trials: int, rng: np.random.Generator) -> dict[str, Any]:
     return {
         "problem": "toy",
         "sampler": sampler,

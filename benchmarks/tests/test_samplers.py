@@ -6,11 +6,18 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from optuna.samplers import BaseSampler
 
 from optuna_vpbo import VPBOSampler, VPBOSettings
 from vpbo_benchmarks.oracle import default_oracle_sampler
 from vpbo_benchmarks.samplers import SAMPLER_FACTORIES, make_sampler
 from vpbo_benchmarks.vpbo_variants import REFERENCES, V1_SETTINGS, V2_SETTINGS, VARIANTS
+
+
+def vpbo_settings(sampler: BaseSampler) -> VPBOSettings:
+    assert isinstance(sampler, VPBOSampler), sampler
+    return sampler.settings
+
 
 @pytest.mark.parametrize("reference", list(REFERENCES))
 def test_every_pinned_reference_spells_out_every_field(reference: str) -> None:
@@ -42,7 +49,7 @@ def test_every_named_variant_runs_its_pinned_settings(name: str) -> None:
 
 
 def test_vpbo_is_what_a_user_gets_and_the_oracle_runs_vpbo_v2() -> None:
-    assert make_sampler("vpbo", 0).settings == VPBOSampler().settings
+    assert vpbo_settings(make_sampler("vpbo", 0)) == VPBOSampler().settings
     oracle = default_oracle_sampler(0)
     assert isinstance(oracle, VPBOSampler) and oracle.settings == VPBOSettings(**V2_SETTINGS)
 
@@ -52,10 +59,10 @@ def test_the_samplers_of_the_measured_and_not_adopted_settings_are_gone() -> Non
 
 
 def test_benchmark_variants_spell_their_settings() -> None:
-    settings = make_sampler("vpbo:n_startup_trials=12+search_initialization=false+output_transform=standardize", 0).settings
+    settings = vpbo_settings(make_sampler("vpbo:n_startup_trials=12+search_initialization=false+output_transform=standardize", 0))
     assert (settings.n_startup_trials, settings.search_initialization, settings.output_transform) == (12, False, "standardize")
     assert settings == VPBOSettings().replace(n_startup_trials=12, search_initialization=False, output_transform="standardize")
-    on_v1 = make_sampler("vpbo:preset=v1+stall_trials=5", 0).settings
+    on_v1 = vpbo_settings(make_sampler("vpbo:preset=v1+stall_trials=5", 0))
     assert on_v1 == VPBOSettings(**{**V1_SETTINGS, "stall_trials": 5})
     with pytest.raises(ValueError, match="vpbo:key=value"):
         make_sampler("vpbo:n_startup_trials", 0)

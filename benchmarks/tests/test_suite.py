@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import optuna
 import pytest
 
+from lab_testing import noiseless_value, present, value_of
 from vpbo_benchmarks import registry, specs, suite, suite_functions
-from vpbo_benchmarks.problem import NOISELESS_ATTR
+from vpbo_benchmarks.problem import NOISELESS_ATTR, single_objective
 from vpbo_benchmarks.runner import run_one
 
 SYNTHETIC = [name for name, spec in suite.SUITE_SPECS.items() if spec.family != "real"]
@@ -17,14 +19,14 @@ REAL = [name for name, spec in suite.SUITE_SPECS.items() if spec.family == "real
 N_RANDOM_TRIALS = 400
 
 
-def _value(name: str, params: dict) -> float:
+def _value(name: str, params: dict[str, Any]) -> float:
     """The noiseless objective of ``name`` at ``params``."""
     trial = optuna.trial.FixedTrial(params)
     value = suite.build_problem(name).objective(trial)
     return trial.user_attrs.get(NOISELESS_ATTR, value)
 
 
-def test_split_is_disjoint_covers_all_and_every_family():
+def test_split_is_disjoint_covers_all_and_every_family() -> None:
     assert not set(suite.TUNING) & set(suite.HELD_OUT)
     assert sorted(suite.TUNING + suite.HELD_OUT) == sorted(suite.SUITE_SPECS)
     assert len(suite.TUNING) == len(suite.HELD_OUT) == len(suite.SUITE_SPECS) // 2
@@ -34,7 +36,7 @@ def test_split_is_disjoint_covers_all_and_every_family():
         assert any(not suite.SUITE_SPECS[n].conditional for n in half)
 
 
-def test_split_is_the_documented_rule():
+def test_split_is_the_documented_rule() -> None:
     # The rule of suite._split, restated: alternate within each family, the start flipping per family.
     for f, family in enumerate(suite.FAMILIES):
         members = [n for n, s in suite.SUITE_SPECS.items() if s.family == family]
@@ -42,13 +44,13 @@ def test_split_is_the_documented_rule():
             assert (name in suite.TUNING) == ((i + f) % 2 == 0)
 
 
-def test_every_suite_problem_is_registered():
+def test_every_suite_problem_is_registered() -> None:
     for name in suite.SUITE_SPECS:
         assert name in registry.PROBLEM_NAMES
         assert registry.get_problem(name).name == name
 
 
-def test_base_functions_reference_values():
+def test_base_functions_reference_values() -> None:
     d = 3
     for name in ("ackley", "rastrigin", "levy"):
         assert suite_functions.BASE_FUNCTIONS[name](np.zeros(d)) == pytest.approx(0.0, abs=1e-12)
@@ -67,9 +69,9 @@ def test_base_functions_reference_values():
     assert suite_functions.schwefel(np.full(d, argmin)) == pytest.approx(0.0, abs=1e-9)
 
 
-@pytest.mark.parametrize("name", list(suite.SHIFTED_DESIGNS))
-def test_shifted_optimum_by_an_independent_table_minimum(name):
-    design = suite.SHIFTED_DESIGNS[name]
+@pytest.mark.parametrize("name", list(suite_functions.SHIFTED_DESIGNS))
+def test_shifted_optimum_by_an_independent_table_minimum(name: str) -> None:
+    design = suite_functions.SHIFTED_DESIGNS[name]
     tables = suite_functions.shifted_tables(design)
     # Offsets of every combination by broadcasting (independent of the enumeration in suite.py).
     n = len(design.levels)
@@ -90,37 +92,39 @@ def test_shifted_optimum_by_an_independent_table_minimum(name):
         assert suite_functions.shifted_value(design, h, x, k) == pytest.approx(float(total[h]), abs=1e-9)
 
 
-@pytest.mark.parametrize("name", [n for n, d in suite.SHIFTED_DESIGNS.items() if d.centre_fraction > 0])
-def test_optima_are_off_centre(name):
+@pytest.mark.parametrize("name", [n for n, d in suite_functions.SHIFTED_DESIGNS.items() if d.centre_fraction > 0])
+def test_optima_are_off_centre(name: str) -> None:
     # The best combination's optimum is not within 20 % of the half-width of the centre in every dimension.
-    design = suite.SHIFTED_DESIGNS[name]
+    design = suite_functions.SHIFTED_DESIGNS[name]
     x, _ = suite_functions.shifted_argmin(design, suite_functions.best_combination(design)[0])
     half_width = (design.bounds[1] - design.bounds[0]) / 2
     assert np.max(np.abs(x - (design.bounds[0] + half_width))) > 0.2 * half_width
 
 
 @pytest.mark.parametrize("name", SYNTHETIC)
-def test_optimum_point_gives_the_optimum_and_random_points_are_worse(name):
+def test_optimum_point_gives_the_optimum_and_random_points_are_worse(name: str) -> None:
     spec = suite.SUITE_SPECS[name]
     problem = suite.build_problem(name)
-    assert problem.optimum is not None and math.isfinite(problem.optimum)
-    assert _value(name, spec.best_point()) == pytest.approx(problem.optimum, abs=1e-9)
+    optimum = present(problem.optimum)
+    assert math.isfinite(optimum)
+    assert _value(name, present(spec.best_point)()) == pytest.approx(optimum, abs=1e-9)
     study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=1))
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     study.optimize(problem.objective, n_trials=N_RANDOM_TRIALS)
-    noiseless = [t.user_attrs.get(NOISELESS_ATTR, t.value) for t in study.trials]
-    assert min(noiseless) > problem.optimum + 1e-6
+    noiseless = [noiseless_value(t) for t in study.trials]
+    assert min(noiseless) > optimum + 1e-6
     # The combination bests bound every observed value of their combination from below.
-    bests = {specs.combination_of(c, spec.combination_keys): spec.combination_best(c) for c in spec.combinations()}
+    combination_best = present(spec.combination_best)
+    bests = {specs.combination_of(c, spec.combination_keys): combination_best(c) for c in present(spec.combinations)()}
     for t, v in zip(study.trials, noiseless):
         assert v >= bests[specs.combination_of(t.params, spec.combination_keys)] - 1e-9
 
 
 @pytest.mark.parametrize("name", SYNTHETIC)
-def test_perturbing_the_optimum_makes_it_worse(name):
+def test_perturbing_the_optimum_makes_it_worse(name: str) -> None:
     spec = suite.SUITE_SPECS[name]
-    best = spec.best_point()
-    optimum = suite.build_problem(name).optimum
+    best = present(spec.best_point)()
+    optimum = present(suite.build_problem(name).optimum)
     for key, value in best.items():
         if isinstance(value, float):
             for step in (-1e-3, 1e-3):
@@ -128,15 +132,16 @@ def test_perturbing_the_optimum_makes_it_worse(name):
                 assert _value(name, moved) >= optimum - 1e-12
 
 
-def test_branch_and_mlp_combination_bests_are_reached():
+def test_branch_and_mlp_combination_bests_are_reached() -> None:
     for name in ("branch_choice", "shared_branches", "mlp_synthetic", "conv_blocks", "int_log_styblinski"):
         spec = suite.SUITE_SPECS[name]
-        values = sorted(spec.combination_best(c) for c in spec.combinations())
+        combination_best = present(spec.combination_best)
+        values = sorted(combination_best(c) for c in present(spec.combinations)())
         assert values[0] == suite.build_problem(name).optimum
         assert values[0] < values[1]  # a unique best combination
 
 
-def test_conditional_spaces_open_parameters_by_their_int():
+def test_conditional_spaces_open_parameters_by_their_int() -> None:
     study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
     study.optimize(suite.build_problem("mlp_synthetic").objective, n_trials=40)
     for t in study.trials:
@@ -150,10 +155,10 @@ def test_conditional_spaces_open_parameters_by_their_int():
 
 
 @pytest.mark.parametrize("name", ["noisy_styblinski", "noisy_mlp"])
-def test_noise_has_the_stated_standard_deviation(name):
+def test_noise_has_the_stated_standard_deviation(name: str) -> None:
     spec = suite.SUITE_SPECS[name]
-    objective = suite.build_problem(name).objective
-    point = spec.best_point()
+    objective = single_objective(suite.build_problem(name))
+    point = present(spec.best_point)()
     deviations = []
     for number in range(2000):
         trial = optuna.trial.FixedTrial(point, number=number)
@@ -162,7 +167,7 @@ def test_noise_has_the_stated_standard_deviation(name):
     assert abs(np.mean(deviations)) < 4 * spec.noise_sd / math.sqrt(2000)
 
 
-def test_runner_records_noiseless_values_of_noisy_problems_only():
+def test_runner_records_noiseless_values_of_noisy_problems_only() -> None:
     record = run_one("noisy_mlp", "random", 0, 6)
     assert len(record["noiseless"]) == 6
     assert all(v is not None and v != obs[0] for v, obs in zip(record["noiseless"], record["values"]))
@@ -170,11 +175,11 @@ def test_runner_records_noiseless_values_of_noisy_problems_only():
 
 
 @pytest.mark.parametrize("name", REAL)
-def test_real_tasks_evaluate(name):
+def test_real_tasks_evaluate(name: str) -> None:
     pytest.importorskip("sklearn", reason="the real tasks need scikit-learn (the benchmarks extra)")
     study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
     study.optimize(suite.build_problem(name).objective, n_trials=3)
-    values = [t.value for t in study.trials]
+    values = [value_of(t) for t in study.trials]
     assert all(math.isfinite(v) and v >= 0 for v in values)
     assert len(set(values)) > 1
     assert suite.build_problem(name).optimum is None

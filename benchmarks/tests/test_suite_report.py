@@ -3,22 +3,26 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
-from vpbo_benchmarks import specs, suite, suite_report
+from lab_testing import TOY_SPEC, present
+from vpbo_benchmarks import suite, suite_report
 from vpbo_benchmarks.records import append_record
+from vpbo_benchmarks.suite_report import Combination
 
 
-def test_mean_and_standard_error_by_hand():
+def test_mean_and_standard_error_by_hand() -> None:
     mean, se = suite_report.mean_and_se([1.0, 2.0, 3.0, 4.0])
     assert mean == 2.5
     assert se == pytest.approx(math.sqrt(5.0 / 3.0) / 2.0)  # s^2 = 5/3, n = 4
     assert math.isnan(suite_report.mean_and_se([7.0])[1])
 
 
-def test_tail_seed_is_the_rounded_order_statistic():
+def test_tail_seed_is_the_rounded_order_statistic() -> None:
     assert suite_report.tail_rank(10) == 9
     assert suite_report.tail_rank(20) == 18
     assert suite_report.tail_rank(5) == 5  # floor(4.5 + 0.5)
@@ -26,7 +30,7 @@ def test_tail_seed_is_the_rounded_order_statistic():
     assert suite_report.tail_seed(values)[0] == 9.0
 
 
-def test_tail_standard_error_matches_scipy_maritz_jarrett():
+def test_tail_standard_error_matches_scipy_maritz_jarrett() -> None:
     from scipy.stats.mstats import mjci
 
     rng = np.random.default_rng(3)
@@ -36,11 +40,11 @@ def test_tail_standard_error_matches_scipy_maritz_jarrett():
     assert suite_report.tail_seed([2.0] * 10)[1] == pytest.approx(0.0, abs=1e-12)
 
 
-def test_paired_wilcoxon_by_hand():
+def test_paired_wilcoxon_by_hand() -> None:
     ours = {0: 1.0, 1: 2.0, 2: 3.0, 3: 4.0, 4: 5.0}
     # Differences -1 .. -5: W+ = 0, exact p = 1 / 2^5.
     p, n = suite_report.paired_one_sided_p(ours, {s: v + s + 1 for s, v in ours.items()})
-    assert (p, n) == (pytest.approx(1 / 32), 5)
+    assert p == pytest.approx(1 / 32) and n == 5
     # Differences (-1, +2, -3, -4, -5): W+ = 2; subsets of {1..5} summing to <= 2: {}, {1}, {2}.
     other = {0: 2.0, 1: 0.0, 2: 6.0, 3: 8.0, 4: 10.0}
     assert suite_report.paired_one_sided_p(ours, other)[0] == pytest.approx(3 / 32)
@@ -49,7 +53,7 @@ def test_paired_wilcoxon_by_hand():
     assert suite_report.paired_one_sided_p(ours, dict(ours)) == (1.0, 5)
 
 
-def test_metric_trace_uses_the_observed_incumbent_and_its_noiseless_value():
+def test_metric_trace_uses_the_observed_incumbent_and_its_noiseless_value() -> None:
     record = {"seed": 0, "values": [[5.0], [3.0], None, [4.0], [2.0]],
               "noiseless": [4.5, 3.5, None, 1.0, 2.5]}
     # Incumbents by observed value: 0, 1, 1, 1, 4 (the failed trial never is one).
@@ -59,18 +63,18 @@ def test_metric_trace_uses_the_observed_incumbent_and_its_noiseless_value():
     assert suite_report.metric_at([record], 1.0, 6) == {}
 
 
-def _record(seed, combos, values):
+def _record(seed: int, combos: list[str], values: list[float]) -> dict[str, Any]:
     return {"seed": seed, "values": [[v] for v in values], "params": [{"c": c} for c in combos]}
 
 
-def test_wrong_combinations_use_one_percent_of_the_range():
-    bests = {(("c", "a"),): 0.0, (("c", "b"),): 0.005, (("c", "c"),): 1.0}
+def test_wrong_combinations_use_one_percent_of_the_range() -> None:
+    bests: dict[Combination, float] = {(("c", "a"),): 0.0, (("c", "b"),): 0.005, (("c", "c"),): 1.0}
     assert suite_report.wrong_combinations(bests) == {(("c", "c"),)}
 
 
-def test_stuck_means_more_than_fifty_trials_on_one_wrong_combination():
-    spec = specs.SuiteSpec("toy", "toy", lambda: None, ("c",), "", "")
-    wrong = {(("c", "bad"),)}
+def test_stuck_means_more_than_fifty_trials_on_one_wrong_combination() -> None:
+    spec = TOY_SPEC
+    wrong: set[Combination] = {(("c", "bad"),)}
     # The incumbent is on "bad" from trial 1 for k trials, then "good" takes over.
     for k, expected in ((50, []), (51, [0])):
         record = _record(0, ["bad"] * k + ["good"] + ["bad"] * 5, [1.0] * k + [0.0] + [0.5] * 5)
@@ -78,20 +82,21 @@ def test_stuck_means_more_than_fifty_trials_on_one_wrong_combination():
         assert suite_report.stuck_seeds([record], spec, wrong) == expected
     # Alternating wrong combinations are not one stay.
     record = _record(0, ["bad", "worse"] * 40, list(np.linspace(2, 1, 80)))
-    assert suite_report.longest_wrong_stay(record, ("c",), {(("c", "bad"),), (("c", "worse"),)}) == 1
+    alternating: set[Combination] = {(("c", "bad"),), (("c", "worse"),)}
+    assert suite_report.longest_wrong_stay(record, ("c",), alternating) == 1
 
 
-def test_empirical_combination_bests_from_stored_runs():
-    spec = specs.SuiteSpec("toy", "toy", lambda: None, ("c",), "", "")
+def test_empirical_combination_bests_from_stored_runs() -> None:
+    spec = TOY_SPEC
     runs = [_record(0, ["a", "b", "a"], [3.0, 2.0, 1.0]), _record(1, ["b", "c"], [0.5, 4.0])]
     assert suite_report.combination_bests(spec, runs) == {(("c", "a"),): 1.0, (("c", "b"),): 0.5, (("c", "c"),): 4.0}
 
 
-def test_report_end_to_end(tmp_path):
+def test_report_end_to_end(tmp_path: Path) -> None:
     # Two samplers on mlp_synthetic, 5 seeds of 30 trials: "ours" beats "peer" on every seed.
     spec = suite.SUITE_SPECS["mlp_synthetic"]
-    optimum = spec.optimum()
-    best = spec.best_point()
+    optimum = present(spec.optimum())
+    best = present(spec.best_point)()
     for sampler, gap in (("ours", 0.01), ("peer", 0.05)):
         for seed in range(5):
             values = [[optimum + gap + 0.001 * seed + 1.0 / (t + 1)] for t in range(30)]
@@ -105,7 +110,7 @@ def test_report_end_to_end(tmp_path):
     assert (tmp_path / "S.md").read_text() == text
 
 
-def test_best_stored_is_the_smallest_observed_value_of_any_run():
+def test_best_stored_is_the_smallest_observed_value_of_any_run() -> None:
     spec = suite.SUITE_SPECS["svr_diabetes"]
     runs = [_record(0, ["a", "b"], [0.7, 0.4]), {"seed": 1, "values": [None, [0.6]], "params": [{}, {"c": "a"}]}]
     entry = suite_report.SuiteRuns(spec, None, {"x": runs}, runs)
@@ -113,7 +118,7 @@ def test_best_stored_is_the_smallest_observed_value_of_any_run():
     assert suite_report.optimum_cell(entry) == "unknown (best in any stored run: 0.4)"
 
 
-def test_paper_problems_get_their_categoricals_and_loss_terms():
+def test_paper_problems_get_their_categoricals_and_loss_terms() -> None:
     spec, optimum, maximised = suite_report.problem_spec("func2c")
     assert spec.combination_keys == ("h1", "h2") and not maximised
     from vpbo_benchmarks.registry import get_problem
@@ -127,7 +132,7 @@ def test_paper_problems_get_their_categoricals_and_loss_terms():
     assert suite_report.metric_trace(loss, -100.0).tolist() == [11.0, 11.0, 4.0]  # regret 100 - noiseless
 
 
-def test_report_of_a_maximised_paper_problem(tmp_path):
+def test_report_of_a_maximised_paper_problem(tmp_path: Path) -> None:
     # Two runs of reizman_suzuki_1 (maximised yield, no optimum): the metric is the negated best value.
     for sampler, yields in (("ours", [50.0, 80.0, 90.0]), ("peer", [40.0, 60.0, 70.0])):
         record = {"problem": "reizman_suzuki_1", "sampler": sampler, "seed": 0, "n_trials": 3,
@@ -140,10 +145,10 @@ def test_report_of_a_maximised_paper_problem(tmp_path):
     assert "best in any stored run: 90" in text
 
 
-def test_target_rows_compare_with_the_better_peer_and_gps_tail():
-    spec = specs.SuiteSpec("toy", "toy", lambda: None, ("c",), "", "")
+def test_target_rows_compare_with_the_better_peer_and_gps_tail() -> None:
+    spec = TOY_SPEC
 
-    def runs(final_values):  # one seed per value, one trial each
+    def runs(final_values: list[float]) -> list[dict[str, Any]]:  # one seed per value, one trial each
         return [{"seed": s, "values": [[v]], "params": [{"c": "a"}]} for s, v in enumerate(final_values)]
 
     entry = suite_report.SuiteRuns(spec, 0.0, {
@@ -159,10 +164,10 @@ def test_target_rows_compare_with_the_better_peer_and_gps_tail():
     assert suite_report.target_rows(entry, [1], "nobody") == []
 
 
-def test_relative_rows_divide_by_the_best_mean_per_problem():
-    spec = specs.SuiteSpec("toy", "toy", lambda: None, ("c",), "", "")
+def test_relative_rows_divide_by_the_best_mean_per_problem() -> None:
+    spec = TOY_SPEC
 
-    def runs(final_values):
+    def runs(final_values: list[float]) -> list[dict[str, Any]]:
         return [{"seed": s, "values": [[v]], "params": [{"c": "a"}]} for s, v in enumerate(final_values)]
 
     first = suite_report.SuiteRuns(spec, 0.0, {"a": runs([1.0, 3.0]), "b": runs([4.0, 4.0])}, [])

@@ -5,20 +5,23 @@ from __future__ import annotations
 
 import itertools
 import math
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import optuna
 import pytest
 from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
-from optuna.trial import TrialState, create_trial
+from optuna.trial import FrozenTrial, TrialState, create_trial
 
+from lab_testing import present, value_of
 from vpbo_benchmarks import trial_state_runs, trial_state_tasks, trial_states
 from vpbo_benchmarks.records import append_record, load_problem
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 
 
-def _states_of(problem_name: str, params_list: list[dict]) -> list[optuna.trial.FrozenTrial]:
+def _states_of(problem_name: str, params_list: list[dict[str, Any]]) -> list[optuna.trial.FrozenTrial]:
     """Run the problem's objective on the given configurations (enqueued, in order)."""
     problem = trial_states.get_trial_state_problem(problem_name)
     study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0), pruner=problem.make_pruner())
@@ -33,7 +36,7 @@ def _states_of(problem_name: str, params_list: list[dict]) -> list[optuna.trial.
 # --------------------------------------------------------------------------------------------
 
 
-def test_split_is_the_written_rule():
+def test_split_is_the_written_rule() -> None:
     assert set(trial_states.TUNING).isdisjoint(trial_states.HELD_OUT)
     # Every problem is in one group: a half of issue 20's suite or a set of issue 28.
     groups = [trial_states.TUNING, trial_states.HELD_OUT, trial_states.MISLEADING, trial_states.FRESH_PRUNING]
@@ -67,7 +70,7 @@ DISTRIBUTIONS = {
 BASE = {"c": "a", "k": 3, "x": 5.0, "lr": 1e-3}
 
 
-def test_same_configuration_within_a_ten_thousandth_of_each_range():
+def test_same_configuration_within_a_ten_thousandth_of_each_range() -> None:
     same = trial_states.same_configuration
     assert same(BASE, dict(BASE), DISTRIBUTIONS)
     assert same(BASE, {**BASE, "x": 5.0 + 0.9e-3}, DISTRIBUTIONS)  # range 10: tolerance 1e-3
@@ -81,8 +84,8 @@ def test_same_configuration_within_a_ten_thousandth_of_each_range():
     assert not same({}, {}, DISTRIBUTIONS)
 
 
-def test_repeat_flags_count_only_earlier_pruned_and_failed_trials():
-    def trial(state, params, value=None):
+def test_repeat_flags_count_only_earlier_pruned_and_failed_trials() -> None:
+    def trial(state: TrialState, params: dict[str, Any], value: float | None = None) -> FrozenTrial:
         return create_trial(state=state, params=params, distributions=DISTRIBUTIONS,
                             value=value if state == TrialState.COMPLETE else None)
 
@@ -104,7 +107,7 @@ def test_repeat_flags_count_only_earlier_pruned_and_failed_trials():
 # --------------------------------------------------------------------------------------------
 
 
-def test_nan_edge_optimum_is_on_the_edge_of_the_failing_region():
+def test_nan_edge_optimum_is_on_the_edge_of_the_failing_region() -> None:
     from scipy.optimize import minimize
 
     point, optimum = trial_states.nan_edge_best()
@@ -122,13 +125,14 @@ def test_nan_edge_optimum_is_on_the_edge_of_the_failing_region():
     rng = np.random.default_rng(0)
     for _ in range(500):
         kind = rng.choice(list(trial_states.NAN_EDGE_OFFSETS))
-        value = trial_states.nan_edge_value(kind, *rng.uniform(0, 1, 2), 10 ** rng.uniform(-5, 0), int(rng.integers(0, 11)))
+        x1, x2 = rng.uniform(0, 1, 2)
+        value = trial_states.nan_edge_value(kind, x1, x2, 10 ** rng.uniform(-5, 0), int(rng.integers(0, 11)))
         assert math.isnan(value) or value >= optimum
     trials = _states_of("nan_edge", [inside, {**point, "x1": 0.9, "x2": 0.9}])
     assert [t.state for t in trials] == [TrialState.COMPLETE, TrialState.FAIL]  # NaN ends a trial FAIL
 
 
-def test_diverge_combo_optimum_failing_pairs_and_region():
+def test_diverge_combo_optimum_failing_pairs_and_region() -> None:
     point, optimum = trial_states.diverge_combo_best()
     assert trial_states.diverge_combo_value(**point) == pytest.approx(optimum, abs=1e-12)
     # Independent: a grid over (pair, lr, weight decay, warmup) never beats it.
@@ -157,7 +161,7 @@ def test_diverge_combo_optimum_failing_pairs_and_region():
 # --------------------------------------------------------------------------------------------
 
 
-def test_logreg_invalid_fails_exactly_on_the_excluded_combinations():
+def test_logreg_invalid_fails_exactly_on_the_excluded_combinations() -> None:
     combos = list(itertools.product(trial_state_tasks.LOGREG_SOLVERS, trial_state_tasks.LOGREG_PENALTIES, [False, True]))
     params = [{"solver": s, "penalty": p, "dual": d, "C": 1.0, "l1_ratio": 0.5} for s, p, d in combos]
     trials = _states_of("logreg_invalid", params)
@@ -166,10 +170,10 @@ def test_logreg_invalid_fails_exactly_on_the_excluded_combinations():
     # A few of scikit-learn's rules, stated independently.
     assert ("lbfgs", "l1", False) in failed and ("liblinear", "none", False) in failed
     assert ("liblinear", "l2", True) not in failed and ("saga", "elasticnet", False) not in failed
-    assert all(0 < t.value < 5 for t in trials if t.state == TrialState.COMPLETE)  # finite log-losses
+    assert all(0 < value_of(t) < 5 for t in trials if t.state == TrialState.COMPLETE)  # finite log-losses
 
 
-def test_linear_svc_invalid_fails_on_four_of_eight():
+def test_linear_svc_invalid_fails_on_four_of_eight() -> None:
     combos = list(itertools.product(["hinge", "squared_hinge"], ["l1", "l2"], [True, False]))
     params = [{"loss": loss, "penalty": p, "dual": d, "C": 1.0, "tol": 1e-4, "class_weight": "none", "fit_intercept": True}
               for loss, p, d in combos]
@@ -184,20 +188,21 @@ def test_linear_svc_invalid_fails_on_four_of_eight():
 
 
 @pytest.mark.parametrize("task", [t for t in trial_states.TASKS.values() if t.family == "pruning"], ids=lambda t: t.name)
-def test_pruning_task_runs_reports_and_prunes(task):
+def test_pruning_task_runs_reports_and_prunes(task: trial_states.TrialStateTask) -> None:
     record = trial_state_runs.run_study(f"{task.name}-median", "random", 0, 12)
     states = record["states"]
     assert len(states) == len(record["compute"]) == len(record["repeats"]) == len(record["values"]) == 12
     assert set(states) <= {"C", "P"} and "P" in states and "C" in states
-    full = task.max_steps * task.units_per_step
+    units_per_step = present(task.units_per_step)  # a pruning task's
+    full = task.max_steps * units_per_step
     for state, compute, value in zip(states, record["compute"], record["values"]):
         if state == "C":
             assert compute == full and 0 <= value[0] < 10
         else:  # MedianPruner(n_warmup_steps=3) prunes at step 3 (the 4th report) at the earliest
-            assert 4 * task.units_per_step <= compute < full and value is None
+            assert 4 * units_per_step <= compute < full and value is None
 
 
-def test_other_pruners_prune_and_record_compute():
+def test_other_pruners_prune_and_record_compute() -> None:
     record = trial_state_runs.run_study("xgb_callback-hyperband", "random", 0, 20)
     assert "P" in record["states"]
     assert all(0 < c <= trial_states.XGB_ROUNDS for c in record["compute"])
@@ -205,7 +210,7 @@ def test_other_pruners_prune_and_record_compute():
     assert "P" in record["states"] and set(record["states"]) <= {"C", "P", "F"}
 
 
-def test_record_round_trip_keeps_states_compute_and_repeats(tmp_path):
+def test_record_round_trip_keeps_states_compute_and_repeats(tmp_path: Path) -> None:
     record = trial_state_runs.run_study("nan_edge", "random", 3, 15)
     assert "F" in record["states"] and record["compute"] == [1] * 15
     append_record(tmp_path, record)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,7 +15,9 @@ from vpbo_benchmarks.records import append_record
 PROBLEM = "sgd_digits-median"  # a TUNING pruning problem; compute in epochs
 
 
-def _record(sampler: str, seed: int, states: str, values: list, compute: list[int], repeats: list[int]) -> dict:
+def _record(
+    sampler: str, seed: int, states: str, values: list[float | None], compute: list[int], repeats: list[int]
+) -> dict[str, Any]:
     return {
         "problem": PROBLEM, "sampler": sampler, "seed": seed, "n_trials": len(states), "states": states,
         "values": [None if v is None else [v] for v in values], "params": [{"loss": "hinge"} for _ in states],
@@ -35,7 +39,7 @@ RECORDS = [
 ]
 
 
-def test_traces_budget_and_shares_by_hand():
+def test_traces_budget_and_shares_by_hand() -> None:
     vpbo0, vpbo1, tpe0, tpe1, random0 = RECORDS
     assert report.best_trace(vpbo0).tolist() == [0.5, 0.5, 0.3, 0.3, 0.3]
     assert math.isnan(report.best_trace(tpe0)[0])
@@ -48,11 +52,11 @@ def test_traces_budget_and_shares_by_hand():
     assert report.failed_share(vpbo0, 2) == pytest.approx(1 / 3)  # "CFC"
     assert report.failed_share(random0, 2) == pytest.approx(2 / 3)
     mean, se, n = report.paired_difference({0: 0.5, 1: 0.6}, {0: 0.6, 1: 0.8, 2: 0.0})
-    assert (mean, n) == (pytest.approx(-0.15), 2)
+    assert mean == pytest.approx(-0.15) and n == 2
     assert se == pytest.approx(0.05)  # sd of (-0.1, -0.2) is 0.0707; / sqrt(2)
 
 
-def test_report_tables_by_hand(tmp_path):
+def test_report_tables_by_hand(tmp_path: Path) -> None:
     for record in RECORDS:
         append_record(tmp_path, record)
     main(["trial-states", "report", "--out", str(tmp_path), "--half", "tuning", "--samplers", "vpbo,tpe,random",

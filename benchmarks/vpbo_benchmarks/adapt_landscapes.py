@@ -98,9 +98,20 @@ def peak_field() -> FreshProblem:
 
     return FreshProblem(
         "peak_field", "multimodal", suggest, peak_field_value, keys, combinations, best, best_point,
-        description="1 - max_j h_j exp(-|R_j^T m (x - y_j)|^2_sd / 2) + offset over 4 floats in [0, 1]: 7 rotated anisotropic Gaussian peaks per layout (3), focus (3) makes one of them the tallest (height 1, sd 0.16; the others 0.5-0.85, sd 0.14-0.3), lens (4) masks the floats that matter (4, 3, 3 or 2 of them)",
-        optimum_method="the max of the peaks is <= 1, equal to 1 only at the tallest peak's centre (inside the box), so a combination's best is its offset; the optimum is the smallest offset over the 36 combinations, by enumeration",
-        hardness="multimodal: a run finds the tallest peak's basin (where it is the highest peak: about 10 % of the box in the best combination) or stays on a decoy peak 0.15-0.5 higher; the tallest peak jumps with focus, the layout changes every peak, and the lens changes the dimension",
+        description=(
+            "1 - max_j h_j exp(-|R_j^T m (x - y_j)|^2_sd / 2) + offset over 4 floats in [0, 1]: 7 rotated anisotropic Gaussian "
+            "peaks per layout (3), focus (3) makes one of them the tallest (height 1, sd 0.16; the others 0.5-0.85, sd "
+            "0.14-0.3), lens (4) masks the floats that matter (4, 3, 3 or 2 of them)"
+        ),
+        optimum_method=(
+            "the max of the peaks is <= 1, equal to 1 only at the tallest peak's centre (inside the box), so a combination's "
+            "best is its offset; the optimum is the smallest offset over the 36 combinations, by enumeration"
+        ),
+        hardness=(
+            "multimodal: a run finds the tallest peak's basin (where it is the highest peak: about 10 % of the box in the best "
+            "combination) or stays on a decoy peak 0.15-0.5 higher; the tallest peak jumps with focus, the layout changes every "
+            "peak, and the lens changes the dimension"
+        ),
     )
 
 
@@ -174,9 +185,19 @@ def michalewicz_gates() -> FreshProblem:
 
     return FreshProblem(
         "michalewicz_gates", "multimodal", suggest, michalewicz_gates_value, keys, combinations, best, best_point,
-        description="offset + 0.25 (4 - sum_k sin(x_k) sin(i_k x_k^2 / pi)^(2m)) over 4 floats in [0, pi] (Michalewicz, shifted to be >= 0): order (4) assigns the frequencies i = 2, 3, 5, 7 to the floats, steep (3) sets m = 2, 5 or 10",
-        optimum_method="separable: each term's maximum on [0, pi] by a 200 001-point grid and bounded Brent (it does not depend on the order), so a combination's best is its offset + 0.25 (4 - sum of the maxima); the optimum by enumeration of the 12 combinations",
-        hardness="multimodal: 2 x 3 x 5 x 7 = 210 local minima per combination in valleys that narrow with m; the best steepness (m = 10) is the worst on average, and the frequencies move between the floats with the order",
+        description=(
+            "offset + 0.25 (4 - sum_k sin(x_k) sin(i_k x_k^2 / pi)^(2m)) over 4 floats in [0, pi] (Michalewicz, shifted to be >= "
+            "0): order (4) assigns the frequencies i = 2, 3, 5, 7 to the floats, steep (3) sets m = 2, 5 or 10"
+        ),
+        optimum_method=(
+            "separable: each term's maximum on [0, pi] by a 200 001-point grid and bounded Brent (it does not depend on the "
+            "order), so a combination's best is its offset + 0.25 (4 - sum of the maxima); the optimum by enumeration of the 12 "
+            "combinations"
+        ),
+        hardness=(
+            "multimodal: 2 x 3 x 5 x 7 = 210 local minima per combination in valleys that narrow with m; the best steepness (m = "
+            "10) is the worst on average, and the frequencies move between the floats with the order"
+        ),
     )
 
 
@@ -247,9 +268,20 @@ def compact_foxholes() -> FreshProblem:
 
     return FreshProblem(
         "compact_foxholes", "numeric", suggest, compact_foxholes_value, ("level",), combinations, best, best_point,
-        description="no categoricals: floats x1-x3 in [0, 1] and int k in [0, 16] (coordinate k / 16) under 1 + 0.25 min(|z - a|^2, |z - b|^2 + 0.04) - sum of Wendland C2 holes: 8 decoys (depth 0.35-0.6, radius 0.18-0.3, disjoint) and the best hole at a, whose radius and depth the int level (1-5) sets: 0.42-0.16 and 0.66-0.86; b is the deepest decoy",
-        optimum_method="by construction: the holes' supports are disjoint, every term is >= 0 and the floor is 0 only at a (k on the lattice, inside the box), so level L's best is 1 - depth(L) at a; the best level by enumeration of 5",
-        hardness="multimodal and deceptive: the broad floor pulls to the deepest decoy, the holes are flat outside their support and steep inside, and the deepest best hole (level 4) is the second narrowest (support radius 0.21, 1 % of the box; more than half deep on 0.01 %)",
+        description=(
+            "no categoricals: floats x1-x3 in [0, 1] and int k in [0, 16] (coordinate k / 16) under 1 + 0.25 min(|z - a|^2, |z - "
+            "b|^2 + 0.04) - sum of Wendland C2 holes: 8 decoys (depth 0.35-0.6, radius 0.18-0.3, disjoint) and the best hole at "
+            "a, whose radius and depth the int level (1-5) sets: 0.42-0.16 and 0.66-0.86; b is the deepest decoy"
+        ),
+        optimum_method=(
+            "by construction: the holes' supports are disjoint, every term is >= 0 and the floor is 0 only at a (k on the "
+            "lattice, inside the box), so level L's best is 1 - depth(L) at a; the best level by enumeration of 5"
+        ),
+        hardness=(
+            "multimodal and deceptive: the broad floor pulls to the deepest decoy, the holes are flat outside their support and "
+            "steep inside, and the deepest best hole (level 4) is the second narrowest (support radius 0.21, 1 % of the box; "
+            "more than half deep on 0.01 %)"
+        ),
     )
 
 
@@ -340,8 +372,20 @@ def bit_branches() -> FreshProblem:
     return FreshProblem(
         "bit_branches", "conditional_int", _bit_branches_suggest, bit_branches_value, ("bits", "codebook"), combinations, best,
         best_point,
-        description="int bits 1-8 decides the branch: 1-2 binary (categorical codebook (3), log float scale in [1e-2, 1e2], a quadratic in log10 scale), 3-5 uniform (float clip in [0, 1], log float lr in [1e-4, 0.1]: 0.5 Drop-Wave around a centre per bits), 6-8 float (log float lr, int warmup in [0, 20]: 0.1 Zakharov around a target per bits); plus a base per bits (0.10 at 4 bits) and codebook offsets",
-        optimum_method="every branch term is >= 0 and 0 at a reachable point (Drop-Wave's centre inside the box, the warmup targets integers), so a leaf's best is its base (+ codebook offset); the optimum by enumeration of the 12 leaves",
-        hardness="the int's ranges decide which parameters exist; the best branch is Drop-Wave's rings (ring minima 0.03, 0.11, ... above the centre, whose basin is about 1 % of the branch's box), the neighbouring bits shift the rings' centre, and the other branches are easy bowls",
+        description=(
+            "int bits 1-8 decides the branch: 1-2 binary (categorical codebook (3), log float scale in [1e-2, 1e2], a quadratic "
+            "in log10 scale), 3-5 uniform (float clip in [0, 1], log float lr in [1e-4, 0.1]: 0.5 Drop-Wave around a centre per "
+            "bits), 6-8 float (log float lr, int warmup in [0, 20]: 0.1 Zakharov around a target per bits); plus a base per bits "
+            "(0.10 at 4 bits) and codebook offsets"
+        ),
+        optimum_method=(
+            "every branch term is >= 0 and 0 at a reachable point (Drop-Wave's centre inside the box, the warmup targets "
+            "integers), so a leaf's best is its base (+ codebook offset); the optimum by enumeration of the 12 leaves"
+        ),
+        hardness=(
+            "the int's ranges decide which parameters exist; the best branch is Drop-Wave's rings (ring minima 0.03, 0.11, ... "
+            "above the centre, whose basin is about 1 % of the branch's box), the neighbouring bits shift the rings' centre, and "
+            "the other branches are easy bowls"
+        ),
         conditional=True,
     )

@@ -132,9 +132,22 @@ def beam_hierarchy() -> FreshProblem:
         "beam_hierarchy", "hierarchical", _beam_hierarchy_suggest, beam_hierarchy_value,
         ("material", "layup", "section", "process"),
         combinations, best, lambda: (lambda c: {**c, **beam_best_dimensions(c)})(min(combinations(), key=best)),
-        description="size a 1.5 m cantilever under a 3 kN tip load (deflection <= L / 200, strength with safety 1.5): material (steel, aluminium, titanium, cfrp; cfrp opens layup (3)), section round (diameter) / tube (outer diameter, wall; opens process: seamless D/t <= 60, welded <= 40 and cheaper) / rect (width, height; h/b <= 5), dimensions in mm; score mass / 10 kg + cost / $100 + 20 x the relative constraint violations",
-        optimum_method="per leaf in closed form (the area is least with the slenderness at its limit and the binding requirement met; the 150 mm envelope then fixes the outer size), the exact penalty's weight above the multipliers; the optimum by enumeration of the 24 leaves",
-        hardness="hierarchical (two nested choices); every leaf's optimum is a kink where a requirement meets the slenderness limit or the 150 mm envelope under a steep penalty; the best (a seamless steel tube) is an interior kink, and four tubes of three materials lie within 0.12",
+        description=(
+            "size a 1.5 m cantilever under a 3 kN tip load (deflection <= L / 200, strength with safety 1.5): material (steel, "
+            "aluminium, titanium, cfrp; cfrp opens layup (3)), section round (diameter) / tube (outer diameter, wall; opens "
+            "process: seamless D/t <= 60, welded <= 40 and cheaper) / rect (width, height; h/b <= 5), dimensions in mm; score "
+            "mass / 10 kg + cost / $100 + 20 x the relative constraint violations"
+        ),
+        optimum_method=(
+            "per leaf in closed form (the area is least with the slenderness at its limit and the binding requirement met; the "
+            "150 mm envelope then fixes the outer size), the exact penalty's weight above the multipliers; the optimum by "
+            "enumeration of the 24 leaves"
+        ),
+        hardness=(
+            "hierarchical (two nested choices); every leaf's optimum is a kink where a requirement meets the slenderness limit "
+            "or the 150 mm envelope under a steep penalty; the best (a seamless steel tube) is an interior kink, and four tubes "
+            "of three materials lie within 0.12"
+        ),
         conditional=True,
     )
 
@@ -187,9 +200,16 @@ def tile_autotune() -> FreshProblem:
         "tile_autotune", "int_only", suggest, tile_autotune_value, ("vector",), combinations,
         lambda c: tile_autotune_table()[c["vector"]][1],
         lambda: dict(min(tile_autotune_table().values(), key=lambda pv: pv[1])[0]),
-        description="ints only: tile 1-16, unroll 1-6, vector 0-3 (SIMD width 2^vector), 384 points; a deterministic roofline time of a 1000-element row: max(compute, memory) + loop overhead over sqrt(occupancy), padded to whole tiles, registers 20 + unroll (width + 6) + 2 tile out of 320, the widest units at 0.4 clock",
+        description=(
+            "ints only: tile 1-16, unroll 1-6, vector 0-3 (SIMD width 2^vector), 384 points; a deterministic roofline time of a "
+            "1000-element row: max(compute, memory) + loop overhead over sqrt(occupancy), padded to whole tiles, registers 20 + "
+            "unroll (width + 6) + 2 tile out of 320, the widest units at 0.4 clock"
+        ),
         optimum_method="bounded enumeration of the 96 (tile, unroll) per vector level; the optimum is the best of the 4 levels",
-        hardness="deterministic and jagged (padding to whole tiles, integer occupancy steps, remainder iterations): 9 strict local minima, two widths within 0.012, and the two best points 0.0014 apart; a repeated point teaches nothing",
+        hardness=(
+            "deterministic and jagged (padding to whole tiles, integer occupancy steps, remainder iterations): 9 strict local "
+            "minima, two widths within 0.012, and the two best points 0.0014 apart; a repeated point teaches nothing"
+        ),
     )
 
 
@@ -247,7 +267,7 @@ def noisy_batch() -> FreshProblem:
         return float(noisy_batch_value(best_point_of(c)))
 
     def suggest(trial: BaseTrial) -> dict[str, Any]:
-        p = {"optimizer": trial.suggest_categorical("optimizer", list(NB_OPTIMIZERS)),
+        p: dict[str, Any] = {"optimizer": trial.suggest_categorical("optimizer", list(NB_OPTIMIZERS)),
              "schedule": trial.suggest_categorical("schedule", list(NB_SCHEDULES))}
         p["batch"] = trial.suggest_int("batch", *NB_BATCH, log=True)
         return {**p, "lr": trial.suggest_float("lr", *NB_LR, log=True), "warmup": trial.suggest_float("warmup", *NB_WARMUP)}
@@ -255,9 +275,19 @@ def noisy_batch() -> FreshProblem:
     return FreshProblem(
         "noisy_batch", "noisy", suggest, noisy_batch_value, keys, combinations,
         best, lambda: best_point_of(min(combinations(), key=best)),
-        description="optimizer (3) and schedule (2) offsets + 0.012 (log2 batch - target)^2 (log int batch 8-512, target 2^4.4-2^5.3) + 0.1 Bohachevsky(0.8 (log10 lr - l_opt), (warmup - w_sched) / 0.1) (log float lr in [1e-4, 1], warmup in [0, 0.3]); observed with Student-t noise (3 dof) of sd 0.05 sqrt(64 / batch), 0.14 at batch 8",
-        optimum_method="Bohachevsky is >= 0 and 0 at its centre (inside the box); the batch term by enumeration of the integers 8-512; a combination's best is its offset plus that; the optimum by enumeration of the 6 combinations",
-        hardness="input-dependent heavy-tailed noise: the best batches (21-39) have noise sd 0.06-0.09 against combination gaps of 0.01-0.06, rare outliers of several sd, and the cheapest noise is at the worst batches",
+        description=(
+            "optimizer (3) and schedule (2) offsets + 0.012 (log2 batch - target)^2 (log int batch 8-512, target 2^4.4-2^5.3) + "
+            "0.1 Bohachevsky(0.8 (log10 lr - l_opt), (warmup - w_sched) / 0.1) (log float lr in [1e-4, 1], warmup in [0, 0.3]); "
+            "observed with Student-t noise (3 dof) of sd 0.05 sqrt(64 / batch), 0.14 at batch 8"
+        ),
+        optimum_method=(
+            "Bohachevsky is >= 0 and 0 at its centre (inside the box); the batch term by enumeration of the integers 8-512; a "
+            "combination's best is its offset plus that; the optimum by enumeration of the 6 combinations"
+        ),
+        hardness=(
+            "input-dependent heavy-tailed noise: the best batches (21-39) have noise sd 0.06-0.09 against combination gaps of "
+            "0.01-0.06, rare outliers of several sd, and the cheapest noise is at the worst batches"
+        ),
         noise_sd=noisy_batch_noise_sd, max_noise_sd=float(noisy_batch_noise_sd({"batch": NB_BATCH[0]})),
     )
 
@@ -311,7 +341,7 @@ def plateau_steps() -> FreshProblem:
                 "max_features": float(t["features"][i]), "ccp_alpha": float(10.0 ** t["log10_alpha"][i])}
 
     def suggest(trial: BaseTrial) -> dict[str, Any]:
-        p = {"criterion": trial.suggest_categorical("criterion", list(PS_CRITERIA)),
+        p: dict[str, Any] = {"criterion": trial.suggest_categorical("criterion", list(PS_CRITERIA)),
              "splitter": trial.suggest_categorical("splitter", list(PS_SPLITTERS))}
         p["max_depth"] = trial.suggest_int("max_depth", *PS_DEPTH)
         p["min_samples_leaf"] = trial.suggest_int("min_samples_leaf", *PS_LEAF, log=True)
@@ -320,7 +350,19 @@ def plateau_steps() -> FreshProblem:
 
     return FreshProblem(
         "plateau_steps", "plateau", suggest, plateau_steps_value, keys, combinations, best, best_point,
-        description="a decision tree's validation error in steps of 1/200: criterion (3), splitter (2), int max_depth 1-30, log int min_samples_leaf 1-256, float max_features in [0.1, 1], log float ccp_alpha in [1e-6, 0.1]; 0.09 (the stump) wherever max_depth <= 6, min_samples_leaf >= 8 or ccp_alpha >= 3e-4, elsewhere round(200 (best + quadratic penalties)) / 200, at most 0.12",
-        optimum_method="by construction: the penalties are >= 0, 0 at a point off the plateau but for min_samples_leaf (an integer within 0.25 octave of its target: under 0.1 of a count), and the best counts are whole, so a combination's best is its count / 200; the optimum by enumeration of the 6",
-        hardness="about 83 % of the space is one flat plateau (every combination's stump, 0.09) and 1.5-4 % is better than it, in terraces of width 1/200: a model sees no slope, and the first trials on the plateau all tie",
+        description=(
+            "a decision tree's validation error in steps of 1/200: criterion (3), splitter (2), int max_depth 1-30, log int "
+            "min_samples_leaf 1-256, float max_features in [0.1, 1], log float ccp_alpha in [1e-6, 0.1]; 0.09 (the stump) "
+            "wherever max_depth <= 6, min_samples_leaf >= 8 or ccp_alpha >= 3e-4, elsewhere round(200 (best + quadratic "
+            "penalties)) / 200, at most 0.12"
+        ),
+        optimum_method=(
+            "by construction: the penalties are >= 0, 0 at a point off the plateau but for min_samples_leaf (an integer within "
+            "0.25 octave of its target: under 0.1 of a count), and the best counts are whole, so a combination's best is its "
+            "count / 200; the optimum by enumeration of the 6"
+        ),
+        hardness=(
+            "about 83 % of the space is one flat plateau (every combination's stump, 0.09) and 1.5-4 % is better than it, in "
+            "terraces of width 1/200: a model sees no slope, and the first trials on the plateau all tie"
+        ),
     )

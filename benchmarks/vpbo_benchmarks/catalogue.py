@@ -11,6 +11,7 @@ import optuna
 from optuna.distributions import CategoricalDistribution
 
 from vpbo_benchmarks.oracle import ORACLE
+from vpbo_benchmarks.problem import Direction
 from vpbo_benchmarks.registry import PROBLEM_NAMES, get_problem
 from vpbo_benchmarks.samplers import SAMPLER_FACTORIES, make_sampler
 from vpbo_benchmarks.vpbo_variants import VARIANTS
@@ -54,7 +55,7 @@ class SpaceSummary:
     n_probes: int
 
 
-def probe_space(objective: optuna.study.study.ObjectiveFuncType, directions: Sequence[str]) -> SpaceSummary:
+def probe_space(objective: optuna.study.study.ObjectiveFuncType, directions: Sequence[Direction]) -> SpaceSummary:
     """Run a few random trials of ``objective`` and count the parameters they suggest (the union
     of all trials: a conditional space shows more of its branches with more probes)."""
     study = optuna.create_study(directions=list(directions), sampler=optuna.samplers.RandomSampler(seed=0))

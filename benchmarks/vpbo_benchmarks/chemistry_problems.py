@@ -10,10 +10,10 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import optuna
+from optuna.trial import BaseTrial
 
 from vpbo_benchmarks import emulators
-from vpbo_benchmarks.problem import MAXIMIZE, MINIMIZE, Objective, ObjectiveValue, Problem
+from vpbo_benchmarks.problem import MAXIMIZE, MINIMIZE, Direction, Objective, ObjectiveValue, Problem
 
 # --------------------------------------------------------------------------------------------
 # Chemistry: Summit 0.8.9 experimental emulators
@@ -43,7 +43,7 @@ def baumgartner_cost(catalyst: str, base: str, base_equivalents: float) -> float
     )
 
 
-def suggest_emulator_inputs(trial: optuna.Trial, domain: emulators.EmulatorDomain) -> dict[str, Any]:
+def suggest_emulator_inputs(trial: BaseTrial, domain: emulators.EmulatorDomain) -> dict[str, Any]:
     """Suggest an emulator's inputs: categoricals as level strings, floats within the bounds."""
     params: dict[str, Any] = {
         v.name: trial.suggest_categorical(v.name, list(v.levels)) for v in domain.categorical
@@ -52,13 +52,15 @@ def suggest_emulator_inputs(trial: optuna.Trial, domain: emulators.EmulatorDomai
     return params
 
 
-def _emulator_objective(
-    emulator_name: str, score: Callable[[Mapping[str, Any], Mapping[str, float]], ObjectiveValue]
-) -> Objective:
+# Scores a point: (the suggested inputs, the emulator's predictions) -> the objective value(s).
+Score = Callable[[Mapping[str, Any], Mapping[str, float]], ObjectiveValue]
+
+
+def _emulator_objective(emulator_name: str, score: Score) -> Objective:
     """An objective that suggests the emulator's inputs and scores (inputs, predictions)."""
     emulator = emulators.load_emulator(emulator_name)
 
-    def objective(trial: optuna.Trial) -> ObjectiveValue:
+    def objective(trial: BaseTrial) -> ObjectiveValue:
         params = suggest_emulator_inputs(trial, emulator.domain)
         return score(params, emulator.predict_one(params))
 
@@ -80,8 +82,8 @@ def _yield_and_cost(params: Mapping[str, Any], prediction: Mapping[str, float]) 
 def _chemistry_problem(
     name: str,
     emulator_name: str,
-    directions: tuple[str, ...],
-    score: Callable[[Mapping[str, Any], Mapping[str, float]], ObjectiveValue],
+    directions: tuple[Direction, ...],
+    score: Score,
     optimum: float | None,
     description: str,
 ) -> Problem:
@@ -99,6 +101,8 @@ def _chemistry_problem(
 
 def _reizman_problem(case: int, multi_objective: bool) -> Problem:
     emulator_name = f"reizman_suzuki_case_{case}"
+    directions: tuple[Direction, ...]
+    score: Score
     if multi_objective:
         name, directions, score = f"reizman_suzuki_{case}_mo", (MAXIMIZE, MAXIMIZE), _yield_and_ton
         what = "maximise yield (%) and turnover number as in the paper (Summit's domain marks ton minimise)"
@@ -110,6 +114,8 @@ def _reizman_problem(case: int, multi_objective: bool) -> Problem:
 
 
 def _baumgartner_problem(multi_objective: bool) -> Problem:
+    directions: tuple[Direction, ...]
+    score: Score
     if multi_objective:
         name, directions, score = "baumgartner_mo", (MAXIMIZE, MINIMIZE), _yield_and_cost
         what = "maximise yield, minimise reagent cost ($)"

@@ -115,7 +115,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
 
 def add_list(commands: Subcommands) -> dict[str, Handler]:
     parser = commands.add_parser("list", help="the problems (search space, optimum) and the samplers")
-    parser.add_argument("--problems", type=names, default=list(PROBLEM_NAMES), help="only these problems (or groups, e.g. numeric)")
+    parser.add_argument(
+        "--problems", type=names, default=list(PROBLEM_NAMES), help="only these problems (or groups, e.g. numeric)"
+    )
     return {"list": list_problems_and_samplers}
 
 
@@ -153,8 +155,12 @@ def docs(args: argparse.Namespace) -> None:
 
 def add_problems_samplers_out(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--problems", type=names, required=True, help=f"comma-separated, from {', '.join(PROBLEM_NAMES)}")
-    parser.add_argument("--samplers", type=names, required=True, help=f"comma-separated, from {', '.join([*SAMPLER_FACTORIES, ORACLE])}")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder of the stored runs (a compressed file per problem and sampler)")
+    parser.add_argument(
+        "--samplers", type=names, required=True, help=f"comma-separated, from {', '.join([*SAMPLER_FACTORIES, ORACLE])}"
+    )
+    parser.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, help="folder of the stored runs (a compressed file per problem and sampler)"
+    )
 
 
 def add_run(commands: Subcommands) -> dict[str, Handler]:
@@ -222,7 +228,9 @@ def add_overhead(commands: Subcommands) -> dict[str, Handler]:
     for parser_ in (parser, commands.add_parser("overhead-plot", help="table and figures of a stored overhead run")):
         parser_.add_argument("--out", type=Path, default=DEFAULT_OVERHEAD_OUT, help="folder of the overhead JSON file")
         parser_.add_argument("--figures", type=Path, default=DEFAULT_FIGURES, help="folder of the PNG figures")
-        parser_.add_argument("--file", default=overhead.OVERHEAD_FILE, help="name of the JSON file in --out; its stem prefixes the figures")
+        parser_.add_argument(
+            "--file", default=overhead.OVERHEAD_FILE, help="name of the JSON file in --out; its stem prefixes the figures"
+        )
     return {"overhead": measure_overhead, "overhead-plot": overhead_report}
 
 
@@ -291,7 +299,9 @@ def add_envelope(commands: Subcommands) -> dict[str, Handler]:
     parser.add_argument("--candidate", required=True, help="the candidate sampler's name in --out")
     parser.add_argument("--out", type=Path, required=True, help="folder of the candidate's runs")
     parser.add_argument("--references", type=names, default=list(envelope_report.REFERENCES), help="two sampler names")
-    parser.add_argument("--references-out", type=Path, default=None, help="folder of the references' and peers' runs (default --out)")
+    parser.add_argument(
+        "--references-out", type=Path, default=None, help="folder of the references' and peers' runs (default --out)"
+    )
     parser.add_argument("--problems", type=names, required=True, help="problems and groups (each group is a set of the report)")
     parser.add_argument("--peers", type=names, default=list(envelope_report.PEERS), help="whose stuck seeds stand beside")
     parser.add_argument("--checkpoints", type=integers, default=list(envelope_report.CHECKPOINTS))
@@ -341,7 +351,9 @@ def add_trial_states(commands: Subcommands) -> dict[str, Handler]:
 
 
 def add_trial_states_report(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", type=Path, default=trial_states.DEFAULT_OUT, help="folder of the stored runs; the reports go there")
+    parser.add_argument(
+        "--out", type=Path, default=trial_states.DEFAULT_OUT, help="folder of the stored runs; the reports go there"
+    )
     parser.add_argument(
         "--half", choices=["both", *trial_states_report.REPORT_FILES],
         default="both", help="both: tuning and held_out; misleading, fresh_pruning: issue 28's sets",

@@ -150,7 +150,7 @@ def long_table(
         present = [s for s in samplers if (entry.oracle if s == "oracle" else entry.runs.get(s))]
         columns = {s: _metric_cells(entry, s, trials) for s in present}
         compared = [s for s in present if s != "oracle"]
-        bolded = {s: [] for s in present}
+        bolded: dict[str, list[str]] = {s: [] for s in present}
         for k in range(len(trials)):
             texts = _bold_best([columns[s][k] for s in compared], lower_is_better(entry.problem))
             for s, text in zip(compared, texts):

@@ -21,14 +21,18 @@ import importlib.resources
 import io
 import json
 import pickle
+import sys
 import zipfile
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-if TYPE_CHECKING:  # importlib.resources.abc is Python 3.11+; annotations only
-    from importlib.resources.abc import Traversable
+if TYPE_CHECKING:  # annotations only
+    if sys.version_info >= (3, 11):
+        from importlib.resources.abc import Traversable
+    else:
+        from importlib.abc import Traversable
 
 REIZMAN_SUZUKI_CASES: tuple[str, ...] = tuple(f"reizman_suzuki_case_{case}" for case in range(1, 5))
 BAUMGARTNER_ANILINE = "baumgartner_aniline_cn_crosscoupling"
@@ -183,7 +187,7 @@ def _parse_domain(variables: Sequence[Mapping[str, Any]]) -> EmulatorDomain:
     return EmulatorDomain(tuple(categorical), tuple(continuous), tuple(outputs))
 
 
-def _as_array(values: Sequence[float]) -> np.ndarray:
+def _as_array(values: Sequence[float] | np.ndarray) -> np.ndarray:
     return np.asarray(values, dtype=np.float64)
 
 
@@ -216,7 +220,7 @@ class SummitEmulator:
         self._low = np.array([out.low for out in self.outputs])
         self._high = np.array([out.high for out in self.outputs])
 
-    def _encode(self, inputs: Mapping[str, Sequence[Any]]) -> tuple[np.ndarray, np.ndarray]:
+    def _encode(self, inputs: Mapping[str, Sequence[Any] | np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Return the continuous block and the one-hot block for a batch of inputs."""
         continuous = np.column_stack([_as_array(inputs[v.name]) for v in self.domain.continuous])
         blocks = []
@@ -225,7 +229,7 @@ class SummitEmulator:
             blocks.append(np.eye(len(var.levels))[codes])
         return continuous, np.hstack(blocks)
 
-    def predict(self, inputs: Mapping[str, Sequence[Any]]) -> dict[str, np.ndarray]:
+    def predict(self, inputs: Mapping[str, Sequence[Any] | np.ndarray]) -> dict[str, np.ndarray]:
         """Predict every output for a batch: ``inputs`` maps each input name to a sequence.
 
         Categorical inputs take level strings; returns output name -> array of predictions.

@@ -196,7 +196,9 @@ def collect_envelope(
         spec, optimum, maximised = problem_spec(name)
         own = _load(candidate_out, name, maximised, max_seeds)
         others = own if Path(references_out) == Path(candidate_out) else _load(references_out, name, maximised, max_seeds)
-        stored = [r for runs in own.values() for r in runs] + ([] if others is own else [r for runs in others.values() for r in runs])
+        stored = [r for runs in own.values() for r in runs] + (
+            [] if others is own else [r for runs in others.values() for r in runs]
+        )
         collected.append(EnvelopeRuns(
             spec, optimum, own.get(candidate, []), {r: others[r] for r in references if others.get(r)},
             {p: others[p] for p in peers if others.get(p)}, stored,
@@ -260,7 +262,9 @@ def stuck_counts(entry: EnvelopeRuns, candidate: str, stuck_trials: int = STUCK_
     """{sampler: (stuck seeds, seeds)} of the candidate (under ``candidate``), the references and the peers."""
     wrong = wrong_combinations(combination_bests(entry.spec, entry.stored))
     runs = {candidate: entry.candidate, **entry.references, **entry.peers}
-    return {s: (len(stuck_seeds(records, entry.spec, wrong, stuck_trials)), len(records)) for s, records in runs.items() if records}
+    return {
+        s: (len(stuck_seeds(records, entry.spec, wrong, stuck_trials)), len(records)) for s, records in runs.items() if records
+    }
 
 
 def problem_sets(names: Sequence[str]) -> list[tuple[str, list[str]]]:
@@ -422,7 +426,8 @@ def relative_rows(result: EnvelopeResult) -> list[list[str]]:
     for set_name, cells in result.sets:
         for sampler, by_checkpoint in relative_regrets(cells, result.checkpoints).items():
             rows.append([set_name, sampler, *(
-                f"{np.mean(by_checkpoint[c]):.3f} ({len(by_checkpoint[c])})" if by_checkpoint[c] else "-" for c in result.checkpoints
+                f"{np.mean(by_checkpoint[c]):.3f} ({len(by_checkpoint[c])})" if by_checkpoint[c] else "-"
+                for c in result.checkpoints
             )])
     return rows
 

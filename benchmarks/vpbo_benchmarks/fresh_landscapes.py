@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 import numpy as np
-import optuna
+from optuna.trial import BaseTrial
 
 from vpbo_benchmarks.specs import FreshProblem, Params, product_combinations
 
@@ -65,7 +65,7 @@ def rotated_griewank_value(p: Params) -> Any:
     return griewank_2d(w1, w2) + rotated_griewank_offset(angle, stretch)
 
 
-def _rotated_griewank_suggest(trial: optuna.Trial) -> dict[str, Any]:
+def _rotated_griewank_suggest(trial: BaseTrial) -> dict[str, Any]:
     return {
         "angle": trial.suggest_categorical("angle", list(range(RG_N_ANGLES))),
         "stretch": trial.suggest_categorical("stretch", list(range(len(RG_STRETCHES)))),
@@ -89,9 +89,18 @@ def rotated_griewank() -> FreshProblem:
     return FreshProblem(
         "rotated_griewank", "shifted", _rotated_griewank_suggest, rotated_griewank_value, keys, combinations,
         best, best_point,
-        description="Griewank (input x3) over 2 floats in [-10, 10]; categorical angle (6) rotates the coordinates, stretch (4) stretches one rotated axis 1-4x; both shift the optimum and add offsets with an interaction table",
-        optimum_method="Griewank >= 0 with its only zero at 0, reached inside the bounds for every combination; the optimum is the smallest offset over the 24 combinations, by enumeration",
-        hardness="the categoricals change the orientation and conditioning of a rippled surface, not only its position: per-combination lengthscales along non-axis directions",
+        description=(
+            "Griewank (input x3) over 2 floats in [-10, 10]; categorical angle (6) rotates the coordinates, stretch (4) "
+            "stretches one rotated axis 1-4x; both shift the optimum and add offsets with an interaction table"
+        ),
+        optimum_method=(
+            "Griewank >= 0 with its only zero at 0, reached inside the bounds for every combination; the optimum is the smallest "
+            "offset over the 24 combinations, by enumeration"
+        ),
+        hardness=(
+            "the categoricals change the orientation and conditioning of a rippled surface, not only its position: "
+            "per-combination lengthscales along non-axis directions"
+        ),
     )
 
 
@@ -135,7 +144,7 @@ def lowrank_valley_value(p: Params) -> Any:
     return LV_HEIGHT * (100.0 * (b - a**2) ** 2 + (1.0 - a) ** 2) + lowrank_valley_offset(p["row"], p["col"])
 
 
-def _lowrank_valley_suggest(trial: optuna.Trial) -> dict[str, Any]:
+def _lowrank_valley_suggest(trial: BaseTrial) -> dict[str, Any]:
     return {
         "row": trial.suggest_categorical("row", list(range(LV_ROWS))),
         "col": trial.suggest_categorical("col", list(range(LV_COLS))),
@@ -159,9 +168,18 @@ def lowrank_valley() -> FreshProblem:
     return FreshProblem(
         "lowrank_valley", "many_levels", _lowrank_valley_suggest, lowrank_valley_value, keys, combinations,
         best, best_point,
-        description="categoricals row (24 levels) and col (12); offset 0.8 |u_row - v_col|^2 + per-level terms from latent 2-D embeddings; a Rosenbrock valley over 2 floats in [-2.5, 2.5] centred at 0.6 (u_row + v_col)",
-        optimum_method="the Rosenbrock term is >= 0 and 0 at its centre, inside the bounds for every combination; the optimum is the smallest offset over the 288 combinations, by enumeration",
-        hardness="288 combinations whose good pairs are matched rows and columns (a low-rank interaction, neither additive nor random) and a curved valley in the numeric part",
+        description=(
+            "categoricals row (24 levels) and col (12); offset 0.8 |u_row - v_col|^2 + per-level terms from latent 2-D "
+            "embeddings; a Rosenbrock valley over 2 floats in [-2.5, 2.5] centred at 0.6 (u_row + v_col)"
+        ),
+        optimum_method=(
+            "the Rosenbrock term is >= 0 and 0 at its centre, inside the bounds for every combination; the optimum is the "
+            "smallest offset over the 288 combinations, by enumeration"
+        ),
+        hardness=(
+            "288 combinations whose good pairs are matched rows and columns (a low-rank interaction, neither additive nor "
+            "random) and a curved valley in the numeric part"
+        ),
     )
 
 
@@ -202,10 +220,12 @@ def decoy_funnel_value(p: Params) -> Any:
     c = decoy_funnel_centre(basin, lens)
     width = DF_BASIN_WIDTH[basin] * DF_LENS_SCALE[lens]
     r2 = (np.asarray(p["x1"]) - c[0]) ** 2 + (np.asarray(p["x2"]) - c[1]) ** 2
-    return decoy_funnel_floor(basin, lens) + DF_BASIN_DEPTH[basin] * (1.0 - np.exp(-r2 / (2.0 * width**2))) + DF_SLOPE * np.sqrt(r2)
+    return (
+        decoy_funnel_floor(basin, lens) + DF_BASIN_DEPTH[basin] * (1.0 - np.exp(-r2 / (2.0 * width**2))) + DF_SLOPE * np.sqrt(r2)
+    )
 
 
-def _decoy_funnel_suggest(trial: optuna.Trial) -> dict[str, Any]:
+def _decoy_funnel_suggest(trial: BaseTrial) -> dict[str, Any]:
     return {
         "basin": trial.suggest_categorical("basin", list(range(DF_N_BASINS))),
         "lens": trial.suggest_categorical("lens", list(range(DF_N_LENSES))),
@@ -228,9 +248,19 @@ def decoy_funnel() -> FreshProblem:
 
     return FreshProblem(
         "decoy_funnel", "shifted", _decoy_funnel_suggest, decoy_funnel_value, keys, combinations, best, best_point,
-        description="categoricals basin (4) and lens (5) over 2 floats in [-1, 1]: floor + D (1 - exp(-r^2 / 2 w^2)) + 0.2 r around a centre set by both; basin 0 has the lowest floor and a deep needle (D 0.9, w 0.06-0.09), the other basins shallow broad bowls (D 0.3, w 0.28-0.75)",
-        optimum_method="both penalties are >= 0 and 0 at the centre, inside the bounds for every combination; the optimum is the smallest floor over the 20 combinations, by enumeration",
-        hardness="narrow basin: the best combinations are a plateau near 1 but for a well of width ~0.07 (about 0.5 % of the box), worse on average than every decoy, while the decoy basin 1 gives 0.35-0.6 over a broad bowl",
+        description=(
+            "categoricals basin (4) and lens (5) over 2 floats in [-1, 1]: floor + D (1 - exp(-r^2 / 2 w^2)) + 0.2 r around a "
+            "centre set by both; basin 0 has the lowest floor and a deep needle (D 0.9, w 0.06-0.09), the other basins shallow "
+            "broad bowls (D 0.3, w 0.28-0.75)"
+        ),
+        optimum_method=(
+            "both penalties are >= 0 and 0 at the centre, inside the bounds for every combination; the optimum is the smallest "
+            "floor over the 20 combinations, by enumeration"
+        ),
+        hardness=(
+            "narrow basin: the best combinations are a plateau near 1 but for a well of width ~0.07 (about 0.5 % of the box), "
+            "worse on average than every decoy, while the decoy basin 1 gives 0.35-0.6 over a broad bowl"
+        ),
     )
 
 
@@ -279,7 +309,7 @@ def hidden_pair_value(p: Params) -> Any:
     return value + float(hidden_pair_tables()["offset"][p["p"], p["q"]])
 
 
-def _hidden_pair_suggest(trial: optuna.Trial) -> dict[str, Any]:
+def _hidden_pair_suggest(trial: BaseTrial) -> dict[str, Any]:
     return {
         "p": trial.suggest_categorical("p", list(range(HP_LEVELS))),
         "q": trial.suggest_categorical("q", list(range(HP_LEVELS))),
@@ -302,7 +332,16 @@ def hidden_pair() -> FreshProblem:
 
     return FreshProblem(
         "hidden_pair", "many_levels", _hidden_pair_suggest, hidden_pair_value, keys, combinations, best, best_point,
-        description="categoricals p and q (16 levels each), offsets additive a_p + b_q (+ U(0, 0.05)) except one pair of mid-ranked levels 0.3 below every other combination; 0.01 Himmelblau (four zeros) over 2 floats in [-6, 6], shifted per level",
-        optimum_method="Himmelblau is >= 0 and 0 at (3, 2) (+ shift), inside the bounds for every combination; the optimum is the smallest offset over the 256 combinations, by enumeration",
-        hardness="trap: the marginal effects point to the additive best (0.3 worse); only the pair of two mediocre levels, 1 of 256, is optimal, and the numeric part has four equal minima",
+        description=(
+            "categoricals p and q (16 levels each), offsets additive a_p + b_q (+ U(0, 0.05)) except one pair of mid-ranked "
+            "levels 0.3 below every other combination; 0.01 Himmelblau (four zeros) over 2 floats in [-6, 6], shifted per level"
+        ),
+        optimum_method=(
+            "Himmelblau is >= 0 and 0 at (3, 2) (+ shift), inside the bounds for every combination; the optimum is the smallest "
+            "offset over the 256 combinations, by enumeration"
+        ),
+        hardness=(
+            "trap: the marginal effects point to the additive best (0.3 worse); only the pair of two mediocre levels, 1 of 256, "
+            "is optimal, and the numeric part has four equal minima"
+        ),
     )

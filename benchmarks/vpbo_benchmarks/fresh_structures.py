@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import optuna
+from optuna.trial import BaseTrial
 
 from vpbo_benchmarks.specs import FreshProblem, Params, product_combinations
 
@@ -94,7 +94,7 @@ def tilted_lattice_best(scheme: int) -> tuple[dict[str, Any], float]:
     return point, float(tilted_lattice_value(point))
 
 
-def _tilted_lattice_suggest(trial: optuna.Trial) -> dict[str, Any]:
+def _tilted_lattice_suggest(trial: BaseTrial) -> dict[str, Any]:
     return {
         "scheme": trial.suggest_categorical("scheme", list(range(TL_N_SCHEMES))),
         "k1": trial.suggest_int("k1", *TL_K_BOUNDS),
@@ -114,9 +114,19 @@ def tilted_lattice() -> FreshProblem:
     return FreshProblem(
         "tilted_lattice", "int_log", _tilted_lattice_suggest, tilted_lattice_value, keys, combinations, best,
         lambda: dict(min((tilted_lattice_best(s) for s in range(TL_N_SCHEMES)), key=lambda pv: pv[1])[0]),
-        description="scheme categorical (4); ints k1, k2 in [0, 30] under a tilted quadratic of condition number 15 centred off the lattice; log int n in [1, 4096] with a target 2^t, t not an integer; log float alpha in [1e-6, 1] with a cosine ripple in log10",
-        optimum_method="per scheme: (k1, k2) by search within 6 cells of the quadratic's centre, n among floor/ceil of 2^t, alpha at its target (the ripple and the quadratic are both 0 there); then the best scheme",
-        hardness="the integer optimum of a tilted ill-conditioned quadratic is not the rounded continuous one; n must be found on a log-int axis between two powers of two",
+        description=(
+            "scheme categorical (4); ints k1, k2 in [0, 30] under a tilted quadratic of condition number 15 centred off the "
+            "lattice; log int n in [1, 4096] with a target 2^t, t not an integer; log float alpha in [1e-6, 1] with a cosine "
+            "ripple in log10"
+        ),
+        optimum_method=(
+            "per scheme: (k1, k2) by search within 6 cells of the quadratic's centre, n among floor/ceil of 2^t, alpha at its "
+            "target (the ripple and the quadratic are both 0 there); then the best scheme"
+        ),
+        hardness=(
+            "the integer optimum of a tilted ill-conditioned quadratic is not the rounded continuous one; n must be found on a "
+            "log-int axis between two powers of two"
+        ),
     )
 
 
@@ -159,7 +169,7 @@ def hash_resonance_value(p: Params) -> Any:
     return HR_HASH_FLOOR[fn] + resonance + _bowl(p["x1"], p["x2"], HR_HASH_CURVATURE, HR_HASH_CENTRE[fn])
 
 
-def _hash_resonance_suggest(trial: optuna.Trial) -> dict[str, Any]:
+def _hash_resonance_suggest(trial: BaseTrial) -> dict[str, Any]:
     p: dict[str, Any] = {"encoder": trial.suggest_categorical("encoder", list(HR_ENCODERS))}
     p["x1"] = trial.suggest_float("x1", *HR_X_BOUNDS)
     p["x2"] = trial.suggest_float("x2", *HR_X_BOUNDS)
@@ -188,9 +198,19 @@ def hash_resonance() -> FreshProblem:
     return FreshProblem(
         "hash_resonance", "conditional_cat", _hash_resonance_suggest, hash_resonance_value,
         ("encoder", "hash_fn"), combinations, best, best_point,
-        description="encoder categorical: onehot (broad bowl over the shared x1, x2; floor 0.25) / target (opens log float smoothing; 0.12) / hash (opens hash_fn categorical and log int n_buckets in [2, 1024]; 0 with murmur, 0.18 with xxhash, but only within ~0.3 octave of n_buckets = 160 / 40, else +0.8)",
-        optimum_method="every penalty is >= 0 and 0 at a reachable point (n_buckets 160 and 40 are integers in range); the optimum is the smallest floor over the 4 leaves, by enumeration",
-        hardness="trap: the best branch is the worst on average (+0.8 outside a narrow band of a log int, ~8 % of its range), the broad onehot and target bowls are better on average",
+        description=(
+            "encoder categorical: onehot (broad bowl over the shared x1, x2; floor 0.25) / target (opens log float smoothing; "
+            "0.12) / hash (opens hash_fn categorical and log int n_buckets in [2, 1024]; 0 with murmur, 0.18 with xxhash, but "
+            "only within ~0.3 octave of n_buckets = 160 / 40, else +0.8)"
+        ),
+        optimum_method=(
+            "every penalty is >= 0 and 0 at a reachable point (n_buckets 160 and 40 are integers in range); the optimum is the "
+            "smallest floor over the 4 leaves, by enumeration"
+        ),
+        hardness=(
+            "trap: the best branch is the worst on average (+0.8 outside a narrow band of a log int, ~8 % of its range), the "
+            "broad onehot and target bowls are better on average"
+        ),
         conditional=True,
     )
 
@@ -244,7 +264,7 @@ def stacked_stages_argmin(c: Params) -> np.ndarray:
     return u
 
 
-def _stacked_stages_suggest(trial: optuna.Trial) -> dict[str, Any]:
+def _stacked_stages_suggest(trial: BaseTrial) -> dict[str, Any]:
     p: dict[str, Any] = {"n_stages": trial.suggest_int("n_stages", 1, SS_MAX_STAGES)}
     for i in range(p["n_stages"]):
         p[f"kind_{i}"] = trial.suggest_categorical(f"kind_{i}", list(SS_KINDS))
@@ -272,9 +292,19 @@ def stacked_stages() -> FreshProblem:
     return FreshProblem(
         "stacked_stages", "conditional_int", _stacked_stages_suggest, stacked_stages_value, keys, combinations,
         best, lambda: best_params(min(combinations(), key=best)),
-        description="n_stages int 1-4, then per stage a kind categorical (narrow/wide) and a log float gain in [0.1, 10]; schedule categorical (3) sets the target of the total gain: 0.5 (sum log10 gain - U)^2 couples the stages, each pulled to its own target with weight 3 (narrow) or 0.5 (wide); a base per stage count",
-        optimum_method="per combination: the coupled quadratic's minimiser in closed form (inside the bounds, checked), its value added to the base and offsets; the optimum is the smallest over the 90 (n_stages, kinds, schedule), by enumeration",
-        hardness="the per-stage parameters are coupled through their sum (a ridge, not a point per parameter), their number changes with an int, and the best kinds depend on the schedule",
+        description=(
+            "n_stages int 1-4, then per stage a kind categorical (narrow/wide) and a log float gain in [0.1, 10]; schedule "
+            "categorical (3) sets the target of the total gain: 0.5 (sum log10 gain - U)^2 couples the stages, each pulled to "
+            "its own target with weight 3 (narrow) or 0.5 (wide); a base per stage count"
+        ),
+        optimum_method=(
+            "per combination: the coupled quadratic's minimiser in closed form (inside the bounds, checked), its value added to "
+            "the base and offsets; the optimum is the smallest over the 90 (n_stages, kinds, schedule), by enumeration"
+        ),
+        hardness=(
+            "the per-stage parameters are coupled through their sum (a ridge, not a point per parameter), their number changes "
+            "with an int, and the best kinds depend on the schedule"
+        ),
         conditional=True,
     )
 
@@ -295,7 +325,11 @@ BRANIN_ARGMIN = (math.pi, 2.275)
 
 def branin(x1: Any, x2: Any) -> Any:
     """Branin-Hoo (a = 1, b = 5.1 / (4 pi^2), c = 5 / pi, r = 6, s = 10, t = 1 / (8 pi))."""
-    return (x2 - 5.1 / (4.0 * math.pi**2) * x1**2 + 5.0 / math.pi * x1 - 6.0) ** 2 + 10.0 * (1.0 - 1.0 / (8.0 * math.pi)) * np.cos(x1) + 10.0
+    return (
+        (x2 - 5.1 / (4.0 * math.pi**2) * x1**2 + 5.0 / math.pi * x1 - 6.0) ** 2
+        + 10.0 * (1.0 - 1.0 / (8.0 * math.pi)) * np.cos(x1)
+        + 10.0
+    )
 
 
 @functools.cache
@@ -323,7 +357,7 @@ def hetero_branin_value(p: Params) -> Any:
     return HB_HEIGHT * (branin(z1, z2) - BRANIN_MINIMUM) + hetero_branin_offset(p["device"], p["mode"])
 
 
-def _hetero_branin_suggest(trial: optuna.Trial) -> dict[str, Any]:
+def _hetero_branin_suggest(trial: BaseTrial) -> dict[str, Any]:
     return {
         "device": trial.suggest_categorical("device", list(range(HB_N_DEVICES))),
         "mode": trial.suggest_categorical("mode", list(range(HB_N_MODES))),
@@ -346,8 +380,17 @@ def hetero_branin() -> FreshProblem:
 
     return FreshProblem(
         "hetero_branin", "noisy", _hetero_branin_suggest, hetero_branin_value, keys, combinations, best, best_point,
-        description="0.02 (Branin - its minimum) over x1 in [-7, 12], x2 in [-2, 17], shifted by device (5) and mode (3), plus offsets; Gaussian noise whose sd depends on the device (0.02-0.25; the best device has sd 0.25)",
-        optimum_method="Branin minus its minimum 5 / (4 pi) is >= 0 and 0 at three points, all inside the bounds for every shift; the optimum is the smallest offset over the 15 combinations, by enumeration",
-        hardness="heteroscedastic noise: the best device is the noisiest (sd 0.25 against offset gaps of 0.08-0.12), and Branin has three equal minima per combination",
+        description=(
+            "0.02 (Branin - its minimum) over x1 in [-7, 12], x2 in [-2, 17], shifted by device (5) and mode (3), plus offsets; "
+            "Gaussian noise whose sd depends on the device (0.02-0.25; the best device has sd 0.25)"
+        ),
+        optimum_method=(
+            "Branin minus its minimum 5 / (4 pi) is >= 0 and 0 at three points, all inside the bounds for every shift; the "
+            "optimum is the smallest offset over the 15 combinations, by enumeration"
+        ),
+        hardness=(
+            "heteroscedastic noise: the best device is the noisiest (sd 0.25 against offset gaps of 0.08-0.12), and Branin has "
+            "three equal minima per combination"
+        ),
         noise_sd=lambda p: HB_DEVICE_NOISE_SD[p["device"]], max_noise_sd=max(HB_DEVICE_NOISE_SD),
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -19,7 +20,7 @@ from vpbo_benchmarks.report import mean_and_se
 from vpbo_benchmarks.runner import load_results
 
 
-def losses(record: dict, directions: Sequence[str]) -> np.ndarray:
+def losses(record: dict[str, Any], directions: Sequence[str]) -> np.ndarray:
     """Trials x objectives, as losses; failed trials are dropped."""
     signs = np.array([1.0 if d == "minimize" else -1.0 for d in directions])
     rows = [v for v in record["values"] if v is not None]

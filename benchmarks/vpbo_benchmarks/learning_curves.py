@@ -9,12 +9,13 @@ import math
 from collections.abc import Callable
 
 import optuna
+from optuna.trial import BaseTrial
 
 DATA_SEED = 0  # train/validation splits and model seeds: a configuration always gives the same curve
-Objective = Callable[[optuna.Trial], float]
+Objective = Callable[[BaseTrial], float]
 
 
-def run_curve(trial: optuna.Trial, curve: Callable[[int], float], max_steps: int) -> float:
+def run_curve(trial: BaseTrial, curve: Callable[[int], float], max_steps: int) -> float:
     """Report ``curve(step)`` for steps 1..max_steps, pruning when told; the last value is the trial's."""
     value = math.nan
     for step in range(1, max_steps + 1):

@@ -13,9 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import optuna
 import threadpoolctl
 from mlxtend.data import boston_housing_data
+from optuna.trial import BaseTrial
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
@@ -76,7 +76,7 @@ def _svm_problem() -> Problem:
         train_test_split(x, y, test_size=ML_TEST_FRACTION, random_state=seed) for seed in range(SVM_N_SPLITS)
     ]
 
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         model = make_pipeline(
             StandardScaler(),
             NuSVR(
@@ -110,7 +110,7 @@ def _svm_problem() -> Problem:
 def _xgb_problem() -> Problem:
     x_train, x_test, y_train, y_test = _digits_split()
 
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         model = XGBClassifier(
             booster=trial.suggest_categorical("booster", list(XGB_BOOSTERS)),
             grow_policy=trial.suggest_categorical("grow_policy", list(XGB_GROW_POLICIES)),
@@ -184,7 +184,7 @@ def decode_cell(ops: Sequence[str], edge_scores: Sequence[float], num_edges: int
 def _nas_problem() -> Problem:
     x_train, x_test, y_train, y_test = _digits_split()
 
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         ops = [trial.suggest_categorical(f"op_node_{k}", list(NAS_OPS)) for k in range(NAS_N_NODES - 2)]
         scores = [trial.suggest_float(f"edge_{k}", 0.0, 1.0) for k in range(len(NAS_EDGES))]
         widths = decode_cell(ops, scores, trial.suggest_int("num_edges", 0, NAS_MAX_EDGES))
@@ -226,7 +226,7 @@ AUTOML_LR_CLASS_WEIGHTS = ("none", "balanced")
 AUTOML_LR_MAX_ITER = 1000
 
 
-def _automl_classifier(trial: optuna.Trial) -> Any:
+def _automl_classifier(trial: BaseTrial) -> Any:
     """The classifier the trial chooses, with the hyperparameters of that choice only."""
     name = trial.suggest_categorical("classifier", list(AUTOML_CLASSIFIERS))
     if name == "svc":
@@ -270,7 +270,7 @@ def _automl_problem() -> Problem:
     x, y = load_breast_cancer(return_X_y=True)
     folds = StratifiedKFold(n_splits=AUTOML_N_FOLDS, shuffle=True, random_state=AUTOML_CV_SEED)
 
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         model = _automl_classifier(trial)
         # One thread: HistGradientBoosting's OpenMP threads only contend on a shared machine.
         with threadpoolctl.threadpool_limits(limits=1), warnings.catch_warnings():

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 import numpy as np
-import optuna
+from optuna.trial import BaseTrial
 
 from vpbo_benchmarks.lazy import deferred
 from vpbo_benchmarks.problem import MINIMIZE, Problem
@@ -52,7 +52,7 @@ def hartmann6(x: np.ndarray) -> float:
     return float(-np.sum(HARTMANN6_ALPHA * np.exp(-inner)))
 
 
-def hartmann6_objective(trial: optuna.Trial) -> float:
+def hartmann6_objective(trial: BaseTrial) -> float:
     return hartmann6(np.array([trial.suggest_float(f"x{i}", 0.0, 1.0) for i in range(6)]))
 
 

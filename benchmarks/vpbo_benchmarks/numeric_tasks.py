@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
-import optuna
+from optuna.trial import BaseTrial
 from sklearn.datasets import load_breast_cancer, load_digits, load_wine
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold, cross_val_score, train_test_split
@@ -39,8 +39,8 @@ DATA_LOADERS: Mapping[str, Callable[..., Any]] = {
 }
 KNN_NEIGHBORS, KNN_P = (1, 25), (1, 4)  # 25 x 4 = 100 points
 
-Objective = Callable[[optuna.Trial], float]
-ModelOfTrial = Callable[[optuna.Trial], Any]
+Objective = Callable[[BaseTrial], float]
+ModelOfTrial = Callable[[BaseTrial], Any]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,11 +73,11 @@ def cv_loss(estimator: Any, data: tuple[np.ndarray, np.ndarray], scoring: str) -
     return -score if scoring.startswith("neg_") else 1.0 - score
 
 
-def knn_model(trial: optuna.Trial) -> Any:
+def knn_model(trial: BaseTrial) -> Any:
     return KNeighborsClassifier(n_neighbors=trial.suggest_int("n_neighbors", *KNN_NEIGHBORS), p=trial.suggest_int("p", *KNN_P))
 
 
-def svm_model(trial: optuna.Trial) -> Any:
+def svm_model(trial: BaseTrial) -> Any:
     return SVC(
         kernel="rbf", probability=True, random_state=SPLIT_SEED,
         C=trial.suggest_float("C", 1.0, 1e3, log=True),
@@ -86,7 +86,7 @@ def svm_model(trial: optuna.Trial) -> Any:
     )
 
 
-def dt_model(trial: optuna.Trial) -> Any:
+def dt_model(trial: BaseTrial) -> Any:
     return DecisionTreeClassifier(
         random_state=SPLIT_SEED,
         max_depth=trial.suggest_int("max_depth", 1, 15),
@@ -98,7 +98,7 @@ def dt_model(trial: optuna.Trial) -> Any:
     )
 
 
-def linear_model(trial: optuna.Trial) -> Any:
+def linear_model(trial: BaseTrial) -> Any:
     return LogisticRegression(
         solver="liblinear", random_state=SPLIT_SEED,
         C=trial.suggest_float("C", 1e-2, 1e2, log=True),
@@ -134,7 +134,7 @@ def task_objective(task: NumericTask) -> Objective:
     """The Optuna objective of ``task`` (its data loaded once, here)."""
     data = training_data(task.data)
 
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         return cv_loss(task.model(trial), data, task.scoring)
 
     return objective

@@ -4,8 +4,9 @@ For each categorical combination c, one study optimises the numeric part alone w
 categoricals fixed (``PartialFixedSampler``), for the full number of trials and with its own GP:
 by default a ``VPBOSampler`` with ``vpbo-v2``'s pinned settings (:mod:`.vpbo_variants`), which on
 a space without categoricals is GP-EI (Matern ARD GP, log EI maximised over quasi-random
-candidates and refined by L-BFGS-B, an initial design of random and MES points). The Oracle's value after t trials is the best over the combinations of each run's best
-value after t trials: the best that knowing the right combination in advance could give.
+candidates and refined by L-BFGS-B, an initial design of random and MES points). The Oracle's
+value after t trials is the best over the combinations of each run's best value after t trials:
+the best that knowing the right combination in advance could give.
 
 Simplification: the runs refit their hyperparameters on VPBOSampler's schedule where the paper
 refits at every iteration; pass ``make_sampler`` to change the runs' sampler.

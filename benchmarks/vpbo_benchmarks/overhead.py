@@ -12,12 +12,13 @@ own, and its CPU time is the sampler's work even on a machine shared with other 
 clock is recorded too).
 
 The floor is the floating-point work of VPBO's value proposals at that size (with the points the
-GP keeps, at most ``GP_MAX_POINTS``), divided by the machine's measured single-thread GEMM speed: one triangular solve of an n x S block (n^2 S
-flops) per solved piece (K_x and one per categorical level, less one level per variable, which
-is derived from the others; the levels of the variable the training points are grouped by
-solve only their trailing rows), n S (k + 2) flops per combination to assemble its posterior,
-and the Cholesky of the GP (n^3 / 3). Spaces of more than ``SCREEN_ABOVE`` combinations count both
-stages: all combinations on ``N_SCREEN_CANDIDATES`` candidates, then the shortlist on all S.
+GP keeps, at most ``GP_MAX_POINTS``), divided by the machine's measured single-thread GEMM speed:
+one triangular solve of an n x S block (n^2 S flops) per solved piece (K_x and one per categorical
+level, less one level per variable, which is derived from the others; the levels of the variable
+the training points are grouped by solve only their trailing rows), n S (k + 2) flops per
+combination to assemble its posterior, and the Cholesky of the GP (n^3 / 3). Spaces of more than
+``SCREEN_ABOVE`` combinations count both stages: all combinations on ``N_SCREEN_CANDIDATES``
+candidates, then the shortlist on all S.
 
 Results are stored as one JSON file (``OVERHEAD_FILE``) so that the table and the figures
 (time per trial against n per case, and against the number of combinations C at one n) can be
@@ -32,6 +33,7 @@ import json
 import multiprocessing
 import resource
 import statistics
+import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -43,9 +45,11 @@ import optuna
 import threadpoolctl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from optuna.trial import BaseTrial
 
 from optuna_vpbo.gp import GP_MAX_POINTS, N_NEIGHBOUR_SEEDS, N_SCREEN_CANDIDATES, N_SCREENED, N_SEED_TRIALS, SCREEN_ABOVE
 from vpbo_benchmarks.plots import save_compact_png
+from vpbo_benchmarks.problem import Direction, single_objective
 from vpbo_benchmarks.registry import get_problem
 from vpbo_benchmarks.runner import environment, single_threaded
 from vpbo_benchmarks.samplers import TimedSampler, make_sampler
@@ -61,7 +65,7 @@ FIGURE_N = 200
 NAS_LIKE_OPS = ("conv1x1-bn-relu", "conv3x3-bn-relu", "maxpool3x3")
 
 
-def nas_like_space_objective(trial: optuna.Trial) -> float:
+def nas_like_space_objective(trial: BaseTrial) -> float:
     """The NAS-Bench-101 substitute's search space (5 ops of 3 levels, 21 edge scores, an int)
     with a cheap synthetic value: overhead does not depend on what the objective computes."""
     ops = [trial.suggest_categorical(f"op_node_{i}", NAS_LIKE_OPS) for i in range(5)]
@@ -70,11 +74,11 @@ def nas_like_space_objective(trial: optuna.Trial) -> float:
     return float(np.sum((edges - 0.3) ** 2) + ops.count("conv3x3-bn-relu") + 0.1 * n_edges)
 
 
-def three_quarters_pruned(objective: Callable[[optuna.Trial], float]) -> Callable[[optuna.Trial], float]:
+def three_quarters_pruned(objective: Callable[[BaseTrial], float]) -> Callable[[BaseTrial], float]:
     """``objective`` with three trials in four pruned after one report (issue 20's overhead
     case: the model then holds imputed values of pruned trials)."""
 
-    def pruned_objective(trial: optuna.Trial) -> float:
+    def pruned_objective(trial: BaseTrial) -> float:
         value = objective(trial)
         trial.report(value + 0.1 * abs(value), 0)
         if trial.number % 4:
@@ -89,13 +93,13 @@ CURVE_STEPS = 30
 MIN_PRUNED_STEPS = 20
 
 
-def learning_curves(objective: Callable[[optuna.Trial], float], pruned: bool) -> Callable[[optuna.Trial], float]:
+def learning_curves(objective: Callable[[BaseTrial], float], pruned: bool) -> Callable[[BaseTrial], float]:
     """``objective`` as a learning curve of ``CURVE_STEPS`` reports (value (1 + 1/step) at each);
     with ``pruned``, three trials in four are pruned after ``MIN_PRUNED_STEPS`` to
     ``CURVE_STEPS - 1`` reports (by trial number), so that the model reads pruned curves at many
     steps."""
 
-    def curve_objective(trial: optuna.Trial) -> float:
+    def curve_objective(trial: BaseTrial) -> float:
         value = objective(trial)
         spread = CURVE_STEPS - MIN_PRUNED_STEPS
         last = MIN_PRUNED_STEPS + trial.number % spread if pruned and trial.number % 4 else CURVE_STEPS
@@ -108,15 +112,15 @@ def learning_curves(objective: Callable[[optuna.Trial], float], pruned: bool) ->
     return curve_objective
 
 
-CASES: dict[str, tuple[Callable[[optuna.Trial], float], str, list[int]]] = {
+CASES: dict[str, tuple[Callable[[BaseTrial], float], Direction, list[int]]] = {
     # name: (objective, direction, levels of the categorical parameters)
-    "func2c": (get_problem("func2c").objective, "minimize", [3, 5]),
-    "func2c_pruned": (three_quarters_pruned(get_problem("func2c").objective), "minimize", [3, 5]),
-    "func2c_curves": (learning_curves(get_problem("func2c").objective, pruned=False), "minimize", [3, 5]),
-    "func2c_curves_pruned": (learning_curves(get_problem("func2c").objective, pruned=True), "minimize", [3, 5]),
-    "func3c": (get_problem("func3c").objective, "minimize", [3, 5, 4]),
+    "func2c": (single_objective(get_problem("func2c")), "minimize", [3, 5]),
+    "func2c_pruned": (three_quarters_pruned(single_objective(get_problem("func2c"))), "minimize", [3, 5]),
+    "func2c_curves": (learning_curves(single_objective(get_problem("func2c")), pruned=False), "minimize", [3, 5]),
+    "func2c_curves_pruned": (learning_curves(single_objective(get_problem("func2c")), pruned=True), "minimize", [3, 5]),
+    "func3c": (single_objective(get_problem("func3c")), "minimize", [3, 5, 4]),
     "nas_like_space": (nas_like_space_objective, "minimize", [3] * 5),
-    "ackley5c": (get_problem("ackley5c").objective, "minimize", [17] * 5),
+    "ackley5c": (single_objective(get_problem("ackley5c")), "minimize", [17] * 5),
 }
 CASE_LABELS = {
     "func2c": "Func2C",
@@ -201,7 +205,8 @@ def measure(case: str, sampler_name: str, n_trials: int, window: int, seed: int 
     restart = restarted.cpu_seconds[study.trials[-1].number]
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
     return Measurement(
-        case, sampler_name, n_trials, statistics.median(seconds), statistics.median(cpu_seconds), peak, seconds, cpu_seconds, restart
+        case, sampler_name, n_trials, statistics.median(seconds), statistics.median(cpu_seconds), peak, seconds, cpu_seconds,
+        restart,
     )
 
 
@@ -255,6 +260,8 @@ def run_grid(
     results: list[Measurement] = []
     # One process per measurement (max_tasks_per_child) so peak memory is the measurement's own;
     # one thread per process (BLAS and PyTorch), as the runs of the benchmarks.
+    if sys.version_info < (3, 11):
+        raise RuntimeError("the overhead measurement needs Python 3.11 or later (ProcessPoolExecutor's max_tasks_per_child)")
     with concurrent.futures.ProcessPoolExecutor(
         jobs, mp_context=context, max_tasks_per_child=1, initializer=single_threaded
     ) as pool:
@@ -286,7 +293,7 @@ def save_results(
     path.write_text(json.dumps(record, indent=1))
 
 
-def load_results(path: Path) -> tuple[list[Measurement], dict]:
+def load_results(path: Path) -> tuple[list[Measurement], dict[str, Any]]:
     """The measurements of ``save_results`` and the rest of its record."""
     record = json.loads(path.read_text())
     return [Measurement(**m) for m in record.pop("measurements")], record
@@ -334,7 +341,10 @@ def _figure_against_n(results: Sequence[Measurement], samplers: list[str], marke
             if not own:
                 continue
             n = [m.n_trials for m in own]
-            line = axes.plot(n, [m.mean_cpu_seconds for m in own], marker=markers[sampler], label=f"{SAMPLER_LABELS.get(sampler, sampler)} mean")
+            line = axes.plot(
+                n, [m.mean_cpu_seconds for m in own], marker=markers[sampler],
+                label=f"{SAMPLER_LABELS.get(sampler, sampler)} mean",
+            )
             axes.plot(n, [m.max_cpu_seconds for m in own], marker=markers[sampler], linestyle=":", fillstyle="none",
                       color=line[0].get_color(), label=f"{SAMPLER_LABELS.get(sampler, sampler)} max")
         axes.set(xscale="log", yscale="log", xlabel="trials n", title=f"{CASE_LABELS[case]}, C = {n_combinations(case):,}")

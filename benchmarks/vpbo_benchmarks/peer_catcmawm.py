@@ -39,7 +39,9 @@ class CatCMAwMSampler(FlatSpaceSampler):
 
     def _split(self) -> tuple[list[str], list[str], list[str]]:
         assert self._space is not None
-        continuous = [n for n, d in self._space.items() if isinstance(d, FloatDistribution) or (isinstance(d, IntDistribution) and d.log)]
+        continuous = [
+            n for n, d in self._space.items() if isinstance(d, FloatDistribution) or (isinstance(d, IntDistribution) and d.log)
+        ]
         integer = [n for n, d in self._space.items() if isinstance(d, IntDistribution) and not d.log]
         categorical = [n for n, d in self._space.items() if isinstance(d, CategoricalDistribution)]
         return continuous, integer, categorical

@@ -10,16 +10,17 @@ from __future__ import annotations
 import dataclasses
 import zlib
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal, cast
 
 import numpy as np
-import optuna
+from optuna.trial import BaseTrial
 
 ObjectiveValue = float | tuple[float, ...]
-Objective = Callable[[optuna.Trial], ObjectiveValue]
+Objective = Callable[[BaseTrial], ObjectiveValue]
+Direction = Literal["minimize", "maximize"]
 
-MINIMIZE = "minimize"
-MAXIMIZE = "maximize"
+MINIMIZE: Direction = "minimize"
+MAXIMIZE: Direction = "maximize"
 NOISELESS_ATTR = "noiseless_value"  # user attribute: the objective without its noise
 
 
@@ -28,11 +29,17 @@ class Problem:
     """A benchmark problem: an Optuna objective with its directions and known optimum."""
 
     name: str
-    directions: tuple[str, ...]
+    directions: tuple[Direction, ...]
     optimum: float | None
     n_combinations: int
     objective: Objective
     description: str
+
+
+def single_objective(problem: Problem) -> Callable[[BaseTrial], float]:
+    """The objective of a problem of one direction, typed as one value (``Problem.objective`` is
+    typed for one or several). Unchecked: the caller knows the problem."""
+    return cast(Callable[[BaseTrial], float], problem.objective)
 
 
 def simple_regret(problem: Problem, best_value: float) -> float:
@@ -47,24 +54,24 @@ def simple_regret(problem: Problem, best_value: float) -> float:
     return max(0.0, gap)
 
 
-def suggest_categoricals(trial: optuna.Trial, prefix: str, count: int, levels: Sequence[Any]) -> np.ndarray:
+def suggest_categoricals(trial: BaseTrial, prefix: str, count: int, levels: Sequence[Any]) -> np.ndarray:
     """Suggest ``prefix1`` .. ``prefix<count>``, each over ``levels``."""
     return np.array([trial.suggest_categorical(f"{prefix}{i}", list(levels)) for i in range(1, count + 1)])
 
 
-def suggest_floats(trial: optuna.Trial, prefix: str, count: int, low: float, high: float) -> np.ndarray:
+def suggest_floats(trial: BaseTrial, prefix: str, count: int, low: float, high: float) -> np.ndarray:
     """Suggest floats ``prefix1`` .. ``prefix<count>`` in [low, high]."""
     return np.array([trial.suggest_float(f"{prefix}{i}", low, high) for i in range(1, count + 1)])
 
 
-def gaussian_noise(trial: optuna.Trial, sd: float) -> float:
+def gaussian_noise(trial: BaseTrial, sd: float) -> float:
     """Gaussian noise of standard deviation ``sd`` from a Generator seeded by the trial number and
     the parameters: reproducible for a given run, different between trials and points."""
     key = zlib.crc32(repr(sorted(trial.params.items())).encode())
     return sd * float(np.random.default_rng([trial.number, key]).standard_normal())
 
 
-def observe(trial: optuna.Trial, value: float, noise_sd: float) -> float:
+def observe(trial: BaseTrial, value: float, noise_sd: float) -> float:
     """``value`` plus the noise; the noiseless value goes to the trial's user attribute
     :data:`NOISELESS_ATTR`, so that regret is measured on it."""
     if noise_sd <= 0:

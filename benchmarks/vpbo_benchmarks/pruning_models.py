@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import optuna
+from optuna.trial import BaseTrial
 from sklearn.datasets import load_diabetes, make_friedman1, make_friedman2, make_friedman3, make_hastie_10_2, make_moons
 from sklearn.ensemble import GradientBoostingRegressor, RandomForestClassifier
 from sklearn.kernel_approximation import RBFSampler
@@ -57,7 +57,7 @@ def sgd_schedule_objective() -> Objective:
     x, y = load_diabetes(return_X_y=True)
     x_train, x_valid, y_train, y_valid = _regression_split(PolynomialFeatures(2, include_bias=False).fit_transform(x), y)
 
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         loss = trial.suggest_categorical("loss", ["squared_error", "huber", "epsilon_insensitive"])
         model = SGDRegressor(
             loss=loss, penalty=trial.suggest_categorical("penalty", ["l2", "l1", "elasticnet"]),
@@ -85,7 +85,7 @@ def mlp_regressor_objective() -> Objective:
     value: validation MSE of the standardised target."""
     x_train, x_valid, y_train, y_valid = _regression_split(*make_friedman1(1000, noise=1.0, random_state=DATA_SEED))
 
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         n_layers = trial.suggest_int("n_layers", 1, 3)
         model = MLPRegressor(
             hidden_layer_sizes=(trial.suggest_int("n_units", 4, 128, log=True),) * n_layers,
@@ -112,7 +112,7 @@ def gbr_warm_start_objective() -> Objective:
     ``n_estimators`` grown by 4 per step; the value: validation MSE of the standardised target."""
     x_train, x_valid, y_train, y_valid = _regression_split(*make_friedman2(500, noise=150.0, random_state=DATA_SEED))
 
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         model = GradientBoostingRegressor(
             loss=trial.suggest_categorical("loss", ["squared_error", "huber", "absolute_error"]),
             learning_rate=trial.suggest_float("learning_rate", 5e-3, 0.5, log=True),
@@ -138,9 +138,11 @@ def forest_trees_objective() -> Objective:
     per step; few trees favour shallow trees, many trees deep ones. The value: validation Brier
     score (mean squared error of the predicted probability of class 1)."""
     x, y = make_hastie_10_2(800, random_state=DATA_SEED)
-    x_train, x_valid, y_train, y_valid = train_test_split(x, (y > 0).astype(int), test_size=0.3, random_state=DATA_SEED, stratify=y)
+    x_train, x_valid, y_train, y_valid = train_test_split(
+        x, (y > 0).astype(int), test_size=0.3, random_state=DATA_SEED, stratify=y
+    )
 
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         bootstrap = trial.suggest_categorical("bootstrap", [True, False])
         model = RandomForestClassifier(
             criterion=trial.suggest_categorical("criterion", ["gini", "entropy"]),
@@ -172,7 +174,7 @@ def perceptron_features_objective() -> Objective:
     x, y = make_moons(1000, noise=0.3, random_state=DATA_SEED)
     x_train, x_valid, y_train, y_valid = train_test_split(x, y, test_size=0.3, random_state=DATA_SEED, stratify=y)
 
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         features = RBFSampler(
             gamma=trial.suggest_float("gamma", 1e-2, 1e2, log=True),
             n_components=trial.suggest_int("n_components", 16, 1024, log=True), random_state=DATA_SEED,
@@ -203,7 +205,7 @@ def kernel_ridge_rows_objective() -> Objective:
     validation MSE of the standardised target."""
     x_train, x_valid, y_train, y_valid = _regression_split(*make_friedman3(1000, noise=0.1, random_state=DATA_SEED))
 
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         kernel = trial.suggest_categorical("kernel", ["rbf", "laplacian", "polynomial"])
         model = KernelRidge(
             kernel=kernel, alpha=trial.suggest_float("alpha", 1e-6, 10.0, log=True),

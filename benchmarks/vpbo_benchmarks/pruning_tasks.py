@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 import optuna
-from optuna.trial import FrozenTrial
+from optuna.trial import BaseTrial, FrozenTrial
 from scipy.stats import spearmanr
 
 from vpbo_benchmarks.lazy import deferred
@@ -140,7 +140,7 @@ def mfh_best() -> tuple[dict[str, Any], float]:
     return params, mf_hartmann6(MFH_MAX_FIDELITY, MFH_ARGMIN, 0.0, 0.0) + MFH_SHIFTS[mirror, shift]
 
 
-def mfh_params(trial: optuna.Trial) -> dict[str, Any]:
+def mfh_params(trial: BaseTrial) -> dict[str, Any]:
     params: dict[str, Any] = {f"x{i}": trial.suggest_float(f"x{i}", 0.0, 1.0) for i in range(6)}
     params["mirror"] = trial.suggest_categorical("mirror", list(MFH_MIRRORS))
     params["shift"] = trial.suggest_categorical("shift", ["a", "b", "c"])
@@ -149,7 +149,7 @@ def mfh_params(trial: optuna.Trial) -> dict[str, Any]:
 
 def mfh_objective(preset: str) -> Callable[[], Objective]:
     def build() -> Objective:
-        def objective(trial: optuna.Trial) -> float:
+        def objective(trial: BaseTrial) -> float:
             params = mfh_params(trial)
             return run_curve(trial, lambda step: mfh_value(preset, params, step), MFH_STEPS)
 
@@ -193,7 +193,7 @@ def crossing_best() -> tuple[dict[str, Any], float]:
 
 
 def crossing_objective() -> Objective:
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         optimizer = trial.suggest_categorical("optimizer", list(CROSSING_OPTIMIZERS))
         lr = trial.suggest_float("lr", 1e-4, 1.0, log=True)
         batch = trial.suggest_int("batch", 8, 512, log=True)
@@ -260,7 +260,9 @@ def _misleading_tasks() -> tuple[PruningTask, ...]:
         "batch log int 8-512, decay float",
         "epochs", CROSSING_STEPS, units_per_step=1, catch=(), optimum=crossing_best()[1],
         rank_correlations=CROSSING_CORRELATIONS,
-        optimum_method="the optimizer with the lowest floor, its best lr, batch 64 and decay 0.7 zero the quadratics (closed form)",
+        optimum_method=(
+            "the optimizer with the lowest floor, its best lr, batch 64 and decay 0.7 zero the quadratics (closed form)"
+        ),
     ))
     return tuple(
         dataclasses.replace(task, name=f"{task.name}-{pruner_name}", pruner=pruner)

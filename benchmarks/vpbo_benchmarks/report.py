@@ -263,7 +263,7 @@ def comparison_table(
     return _table(header, rows)
 
 
-def mean_and_se(samples: Sequence[float]) -> tuple[float, float]:
+def mean_and_se(samples: Sequence[float] | np.ndarray) -> tuple[float, float]:
     mean, se, _ = mean_se_over_runs([np.array([v]) for v in samples])
     return float(mean[0]), float(se[0])
 

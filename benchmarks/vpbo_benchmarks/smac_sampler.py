@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -42,7 +43,7 @@ class _SMACRun:
 
     facade: Any
     encoder: MixedSpaceEncoder
-    workdir: tempfile.TemporaryDirectory
+    workdir: tempfile.TemporaryDirectory[str]
     asked: dict[int, Any] = dataclasses.field(default_factory=dict)  # trial number -> TrialInfo
     told: set[int] = dataclasses.field(default_factory=set)
 
@@ -63,7 +64,7 @@ def _new_run(encoder: MixedSpaceEncoder, seed: int) -> _SMACRun:
         deterministic=True,
         n_trials=SMAC_N_TRIALS,
         seed=seed,
-        output_directory=workdir.name,
+        output_directory=Path(workdir.name),
     )
     # The facade's own forest (HyperparameterOptimizationFacade.get_model's settings), but on one
     # thread: its default n_jobs=-1 spends most of an ask in joblib's polling sleeps, and every
@@ -115,6 +116,7 @@ class SMACSampler(IntersectionSpaceSampler):
             if t.number in run.told or not search_space.keys() <= t.params.keys():
                 continue
             info = run.asked.get(t.number) or TrialInfo(self._configuration(run, t.params), seed=0)
+            assert t.value is not None  # a complete trial's
             run.facade.tell(info, TrialValue(cost=sign * float(t.value)), save=False)
             run.told.add(t.number)
         info = run.facade.ask()
@@ -125,6 +127,6 @@ class SMACSampler(IntersectionSpaceSampler):
 
     def _configuration(self, run: _SMACRun, params: dict[str, Any]) -> Any:
         h, x = run.encoder.encode([params])
-        values = {name: int(h[0, j]) for j, name in enumerate(run.encoder.categorical_names)}
+        values: dict[str, int | float] = {name: int(h[0, j]) for j, name in enumerate(run.encoder.categorical_names)}
         values.update({name: float(x[0, j]) for j, name in enumerate(run.encoder.numeric_names)})
         return Configuration(run.facade.scenario.configspace, values=values)

@@ -12,7 +12,7 @@ import itertools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import optuna
+from optuna.trial import BaseTrial
 
 from vpbo_benchmarks.problem import MINIMIZE, Problem, observe
 
@@ -32,7 +32,7 @@ class SuiteSpec:
 
     name: str
     family: str
-    objective: Callable[[], Callable[[optuna.Trial], float]]
+    objective: Callable[[], Callable[[BaseTrial], float]]
     combination_keys: tuple[str, ...]
     optimum_method: str
     description: str
@@ -65,7 +65,7 @@ class FreshProblem:
 
     name: str
     family: str
-    suggest: Callable[[optuna.Trial], dict[str, Any]]
+    suggest: Callable[[BaseTrial], dict[str, Any]]
     value: Callable[[Params], Any]
     combination_keys: tuple[str, ...]
     combinations: Callable[[], list[dict[str, Any]]]
@@ -93,11 +93,11 @@ def spec_problem(spec: SuiteSpec, group: str) -> Problem:
     )
 
 
-def fresh_objective(problem: FreshProblem) -> Callable[[optuna.Trial], float]:
+def fresh_objective(problem: FreshProblem) -> Callable[[BaseTrial], float]:
     """The Optuna objective: the noiseless value, plus the problem's noise where it has some
     (the noiseless value then goes to the user attribute ``problem.NOISELESS_ATTR``)."""
 
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         params = problem.suggest(trial)
         value = float(problem.value(params))
         return observe(trial, value, problem.noise_sd(params)) if problem.noise_sd is not None else value
@@ -106,7 +106,7 @@ def fresh_objective(problem: FreshProblem) -> Callable[[optuna.Trial], float]:
 
 
 def fresh_spec(
-    problem: FreshProblem, make_objective: Callable[[FreshProblem], Callable[[optuna.Trial], float]] = fresh_objective,
+    problem: FreshProblem, make_objective: Callable[[FreshProblem], Callable[[BaseTrial], float]] = fresh_objective,
 ) -> SuiteSpec:
     """The :class:`SuiteSpec` of a fresh problem; ``make_objective(problem)`` builds its Optuna
     objective (:func:`fresh_objective`: Gaussian noise where the problem has some)."""

@@ -109,7 +109,8 @@ def _shifted_spec(name: str, family: str) -> SuiteSpec:
     return SuiteSpec(
         name, family, lambda: shifted_objective(design, noise), keys,
         optimum_method=(
-            f"{design.base} is 0 at its argmin{' (scipy 1-D search, separable)' if design.base in ('schwefel', 'styblinski_tang') else ''}, "
+            f"{design.base} is 0 at its argmin"
+            f"{' (scipy 1-D search, separable)' if design.base in ('schwefel', 'styblinski_tang') else ''}, "
             f"reachable inside the bounds for every combination; the optimum is the smallest offset over "
             f"the {math.prod(design.levels)} combinations, by enumeration"
         ),
@@ -139,7 +140,10 @@ def _mlp_spec(name: str, family: str, design: MLPDesign, noise_sd: float) -> Sui
 
     return SuiteSpec(
         name, family, lambda: mlp_objective(design, noise_sd), ("n_layers", "optimizer", "batch_size"),
-        optimum_method="every penalty is 0 at a reachable point; the optimum is the smallest base + offsets over the 80 (n_layers, optimizer, batch_size), by enumeration",
+        optimum_method=(
+            "every penalty is 0 at a reachable point; the optimum is the smallest base + offsets over the 80 (n_layers, "
+            "optimizer, batch_size), by enumeration"
+        ),
         description=(
             "MLP-style space: n_layers int 1-4, then units_i (log int 16-512) and dropout_i for i < "
             "n_layers; optimizer, batch_size categoricals; lr log float; a synthetic validation loss"
@@ -176,7 +180,9 @@ def _leaf_combinations(branches: Mapping[str, tuple[str, Sequence[Any]] | None],
 
 def _specs() -> list[SuiteSpec]:
     branch_leaves = functools.partial(
-        _leaf_combinations, {"bowl": None, "ackley": ("ackley_variant", BRANCH_ACKLEY_VARIANTS), "levy": None, "rastrigin": None}, "branch"
+        _leaf_combinations,
+        {"bowl": None, "ackley": ("ackley_variant", BRANCH_ACKLEY_VARIANTS), "levy": None, "rastrigin": None},
+        "branch",
     )
     shared_leaves = functools.partial(
         _leaf_combinations, {k: ("nu", SHARED_MATERN_NU) if k == "matern" else None for k in SHARED_KERNELS}, "kernel"
@@ -187,8 +193,14 @@ def _specs() -> list[SuiteSpec]:
         *(_shifted_spec(n, "many_levels") for n in ("many_levels_styblinski", "many_cats_levy")),
         SuiteSpec(
             "int_log_styblinski", "int_log", lambda: int_log_objective, ("solver",),
-            optimum_method="per solver: the int terms by enumeration of k1, k2, the lr term at Styblinski-Tang's argmin (scipy 1-D search), width at its power of two; then the best solver",
-            description="solver categorical (3), k1, k2 ints in [-5, 5], width log int in [1, 1024], lr log float in [1e-5, 1]; Styblinski-Tang terms shifted per solver",
+            optimum_method=(
+                "per solver: the int terms by enumeration of k1, k2, the lr term at Styblinski-Tang's argmin (scipy 1-D search), "
+                "width at its power of two; then the best solver"
+            ),
+            description=(
+                "solver categorical (3), k1, k2 ints in [-5, 5], width log int in [1, 1024], lr log float in [1e-5, 1]; "
+                "Styblinski-Tang terms shifted per solver"
+            ),
             combinations=lambda: [{"solver": s} for s in INT_LOG_SOLVERS],
             combination_best=lambda c: int_log_best(c["solver"])[1],
             best_point=lambda: min((int_log_best(s) for s in INT_LOG_SOLVERS), key=lambda pv: pv[1])[0],
@@ -197,37 +209,56 @@ def _specs() -> list[SuiteSpec]:
         SuiteSpec(
             "branch_choice", "conditional_cat", lambda: branch_choice_objective, ("branch", "ackley_variant"),
             optimum_method=enumerated + " (0 in the levy branch at l = (2.5, -1.5, 4))",
-            description="branch categorical: bowl (trap, 0.8) / ackley with a nested variant (0.4-0.75) / levy with an int (optimum 0) / rastrigin over a log float and an int (0.3)",
+            description=(
+                "branch categorical: bowl (trap, 0.8) / ackley with a nested variant (0.4-0.75) / levy with an int (optimum 0) / "
+                "rastrigin over a log float and an int (0.3)"
+            ),
             conditional=True, combinations=branch_leaves, combination_best=branch_choice_combination_best,
-            best_point=lambda: {"branch": "levy", "l1": BRANCH_LEVY_CENTRE[0], "l2": BRANCH_LEVY_CENTRE[1], "l3": int(BRANCH_LEVY_CENTRE[2])},
+            best_point=lambda: {
+                "branch": "levy", "l1": BRANCH_LEVY_CENTRE[0], "l2": BRANCH_LEVY_CENTRE[1], "l3": int(BRANCH_LEVY_CENTRE[2])
+            },
         ),
         SuiteSpec(
             "shared_branches", "conditional_cat", lambda: shared_branches_objective, ("kernel", "nu"),
             optimum_method=enumerated + " (0 at kernel rbf, s = its shift, gamma = 10^-1.3)",
-            description="kernel categorical (5) moves the optimum of two shared floats (Rastrigin) and opens its own parameter: none, an int, a log float, a nested categorical, a float",
+            description=(
+                "kernel categorical (5) moves the optimum of two shared floats (Rastrigin) and opens its own parameter: none, an "
+                "int, a log float, a nested categorical, a float"
+            ),
             conditional=True, combinations=shared_leaves, combination_best=shared_branches_combination_best,
             best_point=lambda: {"kernel": "rbf", "s1": SHARED_SHIFTS[2][0], "s2": SHARED_SHIFTS[2][1], "gamma": 10.0**-1.3},
         ),
         _mlp_spec("mlp_synthetic", "conditional_int", MLP_SYNTHETIC, 0.0),
         SuiteSpec(
-            "conv_blocks", "conditional_int", lambda: conv_blocks_objective, ("n_blocks", *(f"kernel_{i}" for i in range(CONV_MAX_BLOCKS)), "activation"),
+            "conv_blocks", "conditional_int", lambda: conv_blocks_objective,
+            ("n_blocks", *(f"kernel_{i}" for i in range(CONV_MAX_BLOCKS)), "activation"),
             optimum_method=enumerated + f" over the {len(_conv_combinations())} (n_blocks, kernels, activation)",
-            description="n_blocks int 0-4, then kernel_i categorical (1/3/5/7) and width_i log int (8-256) per block; activation categorical, weight decay log float; Ackley and Rastrigin ripples",
+            description=(
+                "n_blocks int 0-4, then kernel_i categorical (1/3/5/7) and width_i log int (8-256) per block; activation "
+                "categorical, weight decay log float; Ackley and Rastrigin ripples"
+            ),
             conditional=True, combinations=_conv_combinations, combination_best=_conv_combination_best,
             best_point=lambda: conv_best_point(min(_conv_combinations(), key=_conv_combination_best)),
         ),
         _shifted_spec("noisy_styblinski", "noisy"),
         _mlp_spec("noisy_mlp", "noisy", NOISY_MLP, NOISY_MLP_SD),
         SuiteSpec(
-            "hgb_breast_cancer", "real", deferred("vpbo_benchmarks.suite_real_tasks", "hgb_breast_cancer_objective"), ("max_bins", "class_weight"),
+            "hgb_breast_cancer", "real", deferred("vpbo_benchmarks.suite_real_tasks", "hgb_breast_cancer_objective"),
+            ("max_bins", "class_weight"),
             optimum_method="unknown: the best value found in any stored run is the reference",
-            description=f"HistGradientBoostingClassifier ({HGB_MAX_ITER} iterations) on load_breast_cancer, {HGB_N_FOLDS}-fold stratified CV log-loss: 5 numeric (ints and log floats), max_bins and class_weight categoricals (minimise)",
+            description=(
+                f"HistGradientBoostingClassifier ({HGB_MAX_ITER} iterations) on load_breast_cancer, {HGB_N_FOLDS}-fold "
+                f"stratified CV log-loss: 5 numeric (ints and log floats), max_bins and class_weight categoricals (minimise)"
+            ),
             combinations=lambda: [{"max_bins": b, "class_weight": w} for b in HGB_MAX_BINS for w in HGB_CLASS_WEIGHTS],
         ),
         SuiteSpec(
             "svr_diabetes", "real", deferred("vpbo_benchmarks.suite_real_tasks", "svr_diabetes_objective"), ("kernel",),
             optimum_method="unknown: the best value found in any stored run is the reference",
-            description=f"SVR on load_diabetes (standardised), {SVR_N_FOLDS}-fold CV MSE capped at {SVR_MSE_CAP}: kernel categorical decides gamma, degree (int) and coef0; C and epsilon log floats (minimise)",
+            description=(
+                f"SVR on load_diabetes (standardised), {SVR_N_FOLDS}-fold CV MSE capped at {SVR_MSE_CAP}: kernel categorical "
+                f"decides gamma, degree (int) and coef0; C and epsilon log floats (minimise)"
+            ),
             conditional=True, combinations=lambda: [{"kernel": k} for k in SVR_KERNELS],
         ),
     ]
@@ -241,7 +272,8 @@ def _split() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The fixed rule, chosen before any run: within each family (in the order above) the problems
     alternate between the halves, and the family's first problem goes to TUNING in the 1st, 3rd,
     ... family and to HELD_OUT in the 2nd, 4th, ... (so that neither half always gets the first)."""
-    tuning, held_out = [], []
+    tuning: list[str] = []
+    held_out: list[str] = []
     for f, family in enumerate(FAMILIES):
         members = [s.name for s in SUITE_SPECS.values() if s.family == family]
         for i, name in enumerate(members):

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
-import optuna
+from optuna.trial import BaseTrial
 
 from vpbo_benchmarks.problem import observe
 from vpbo_benchmarks.suite_functions import ackley, levy, one_dimensional_minimum, rastrigin, styblinski_tang
@@ -61,7 +61,7 @@ def int_log_best(solver: str) -> tuple[dict[str, Any], float]:
     return point, int_log_value(point)
 
 
-def int_log_objective(trial: optuna.Trial) -> float:
+def int_log_objective(trial: BaseTrial) -> float:
     return int_log_value({
         "solver": trial.suggest_categorical("solver", list(INT_LOG_SOLVERS)),
         "k1": trial.suggest_int("k1", *INT_LOG_K_BOUNDS),
@@ -100,7 +100,7 @@ def branch_choice_value(p: Mapping[str, Any]) -> float:
     return BRANCH_RASTRIGIN_FLOOR + 0.02 * float(rastrigin(z))
 
 
-def branch_choice_objective(trial: optuna.Trial) -> float:
+def branch_choice_objective(trial: BaseTrial) -> float:
     p: dict[str, Any] = {"branch": trial.suggest_categorical("branch", list(BRANCHES))}
     if p["branch"] == "bowl":
         p.update(bowl_x=trial.suggest_float("bowl_x", 0.0, 1.0), bowl_y=trial.suggest_float("bowl_y", 0.0, 1.0))
@@ -150,7 +150,7 @@ def shared_branches_value(p: Mapping[str, Any]) -> float:
     return value
 
 
-def shared_branches_objective(trial: optuna.Trial) -> float:
+def shared_branches_objective(trial: BaseTrial) -> float:
     p: dict[str, Any] = {"kernel": trial.suggest_categorical("kernel", list(SHARED_KERNELS))}
     p.update(s1=trial.suggest_float("s1", -5.0, 5.0), s2=trial.suggest_float("s2", -5.0, 5.0))
     if p["kernel"] == "poly":
@@ -255,8 +255,8 @@ def mlp_best_point(design: MLPDesign, combination: Mapping[str, Any]) -> dict[st
     return point
 
 
-def mlp_objective(design: MLPDesign, noise_sd: float = 0.0) -> Callable[[optuna.Trial], float]:
-    def objective(trial: optuna.Trial) -> float:
+def mlp_objective(design: MLPDesign, noise_sd: float = 0.0) -> Callable[[BaseTrial], float]:
+    def objective(trial: BaseTrial) -> float:
         p: dict[str, Any] = {"n_layers": trial.suggest_int("n_layers", 1, MLP_MAX_LAYERS)}
         for i in range(p["n_layers"]):
             p[f"units_{i}"] = trial.suggest_int(f"units_{i}", *MLP_UNITS_BOUNDS, log=True)
@@ -303,7 +303,7 @@ def conv_combination_offset(p: Mapping[str, Any]) -> float:
     return cost + CONV_ACTIVATION_OFFSETS[CONV_ACTIVATIONS.index(p["activation"])]
 
 
-def conv_blocks_objective(trial: optuna.Trial) -> float:
+def conv_blocks_objective(trial: BaseTrial) -> float:
     p: dict[str, Any] = {"n_blocks": trial.suggest_int("n_blocks", 0, CONV_MAX_BLOCKS)}
     for i in range(p["n_blocks"]):
         p[f"kernel_{i}"] = trial.suggest_categorical(f"kernel_{i}", list(CONV_KERNELS))

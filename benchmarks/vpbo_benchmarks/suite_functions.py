@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
-import optuna
+from optuna.trial import BaseTrial
 from scipy.optimize import minimize_scalar
 
 from vpbo_benchmarks.problem import observe
@@ -154,7 +154,11 @@ def shifted_tables(design: ShiftedDesign) -> ShiftedTables:
         else:
             shift = rng.uniform(-per_cat, per_cat, size=(n, design.n_floats))
         int_half = (design.int_bounds[1] - design.int_bounds[0]) // 2
-        int_shift = rng.integers(-int(design.shift_fraction * int_half / n_cats), int(design.shift_fraction * int_half / n_cats) + 1, size=(n, design.n_ints))
+        int_shift = rng.integers(
+            -int(design.shift_fraction * int_half / n_cats),
+            int(design.shift_fraction * int_half / n_cats) + 1,
+            size=(n, design.n_ints),
+        )
         shifts.append(np.concatenate([shift, int_shift.astype(float)], axis=1))
     offsets = tuple(rng.uniform(0.0, design.offset_spread, size=n) for n in design.levels)
     interactions = {
@@ -166,7 +170,9 @@ def shifted_tables(design: ShiftedDesign) -> ShiftedTables:
     half_int = (design.int_bounds[1] - design.int_bounds[0]) // 2
     centre = np.concatenate([
         centre_rng.uniform(-1.0, 1.0, size=design.n_floats) * design.centre_fraction * half_width,
-        centre_rng.integers(-int(design.centre_fraction * half_int), int(design.centre_fraction * half_int) + 1, size=design.n_ints),
+        centre_rng.integers(
+            -int(design.centre_fraction * half_int), int(design.centre_fraction * half_int) + 1, size=design.n_ints
+        ),
     ]).astype(float)
     return ShiftedTables(tuple(shifts), centre, offsets, interactions)
 
@@ -211,8 +217,8 @@ def best_combination(design: ShiftedDesign) -> tuple[tuple[int, ...], float]:
     return tuple(best), shifted_offset(design, best)
 
 
-def shifted_objective(design: ShiftedDesign, noise_sd: float = 0.0) -> Callable[[optuna.Trial], float]:
-    def objective(trial: optuna.Trial) -> float:
+def shifted_objective(design: ShiftedDesign, noise_sd: float = 0.0) -> Callable[[BaseTrial], float]:
+    def objective(trial: BaseTrial) -> float:
         h = [trial.suggest_categorical(f"c{i + 1}", list(range(n))) for i, n in enumerate(design.levels)]
         x = np.array([trial.suggest_float(f"x{i + 1}", *design.bounds) for i in range(design.n_floats)])
         k = np.array([trial.suggest_int(f"k{i + 1}", *design.int_bounds) for i in range(design.n_ints)])

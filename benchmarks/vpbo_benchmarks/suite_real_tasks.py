@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import optuna
 import threadpoolctl
+from optuna.trial import BaseTrial
 from sklearn.datasets import load_breast_cancer, load_diabetes
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.model_selection import KFold, StratifiedKFold, cross_val_score
@@ -34,12 +34,12 @@ from vpbo_benchmarks.suite_families import (
 )
 
 
-def hgb_breast_cancer_objective() -> Callable[[optuna.Trial], float]:
+def hgb_breast_cancer_objective() -> Callable[[BaseTrial], float]:
     """3-fold stratified CV log-loss of HistGradientBoostingClassifier on load_breast_cancer."""
     x, y = load_breast_cancer(return_X_y=True)
     folds = StratifiedKFold(n_splits=HGB_N_FOLDS, shuffle=True, random_state=REAL_CV_SEED)
 
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         class_weight = trial.suggest_categorical("class_weight", list(HGB_CLASS_WEIGHTS))
         model = HistGradientBoostingClassifier(
             max_iter=HGB_MAX_ITER,
@@ -59,14 +59,14 @@ def hgb_breast_cancer_objective() -> Callable[[optuna.Trial], float]:
     return objective
 
 
-def svr_diabetes_objective() -> Callable[[optuna.Trial], float]:
+def svr_diabetes_objective() -> Callable[[BaseTrial], float]:
     """5-fold CV mean squared error of a standardised SVR on load_diabetes (target standardised),
     capped at SVR_MSE_CAP; gamma, degree and coef0 exist only for the kernels that use them."""
     x, y = load_diabetes(return_X_y=True)
     y = (y - y.mean()) / y.std()
     folds = KFold(n_splits=SVR_N_FOLDS, shuffle=True, random_state=REAL_CV_SEED)
 
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         kernel = trial.suggest_categorical("kernel", list(SVR_KERNELS))
         kwargs: dict[str, Any] = {
             "C": trial.suggest_float("C", 1e-2, 1e3, log=True),

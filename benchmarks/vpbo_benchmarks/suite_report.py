@@ -41,7 +41,7 @@ from optuna.distributions import CategoricalDistribution
 from scipy.stats import beta, wilcoxon
 
 from vpbo_benchmarks.markdown import format_value, markdown_table
-from vpbo_benchmarks.problem import MAXIMIZE
+from vpbo_benchmarks.problem import MAXIMIZE, single_objective
 from vpbo_benchmarks.records import load_problem
 from vpbo_benchmarks.registry import GROUPS, SPECS, get_problem
 from vpbo_benchmarks.specs import SuiteSpec, combination_of
@@ -118,7 +118,7 @@ def tail_rank(n: int, quantile: float = TAIL_QUANTILE) -> int:
     return max(1, min(n, int(math.floor(quantile * n + 0.5))))
 
 
-def tail_seed(values: Sequence[float], quantile: float = TAIL_QUANTILE) -> tuple[float, float]:
+def tail_seed(values: Sequence[float] | np.ndarray, quantile: float = TAIL_QUANTILE) -> tuple[float, float]:
     """The 90th-percentile seed's metric (the m-th smallest) and its Maritz-Jarrett standard error.
 
     Maritz & Jarrett (1978): with weights W_i = B((i)/n) - B((i-1)/n), B the Beta(m-1, n-m)
@@ -251,8 +251,11 @@ def problem_spec(name: str) -> tuple[SuiteSpec, float | None, bool]:
         keys = tuple(n for n, d in probe.trials[0].distributions.items() if isinstance(d, CategoricalDistribution))
     maximised = problem.directions[0] == MAXIMIZE
     spec = SuiteSpec(
-        name, "paper", lambda: problem.objective, keys,
-        optimum_method="stated with the problem" if problem.optimum is not None else "unknown: the best value in any stored run is the reference",
+        name, "paper", lambda: single_objective(problem), keys,
+        optimum_method=(
+            "stated with the problem" if problem.optimum is not None
+            else "unknown: the best value in any stored run is the reference"
+        ),
         description=problem.description, conditional=name in PAPER_COMBINATION_KEYS,
     )
     optimum = None if problem.optimum is None else (-problem.optimum if maximised else problem.optimum)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import optuna
+from optuna.trial import BaseTrial
 
 from vpbo_benchmarks.problem import MINIMIZE, Objective, Problem, suggest_categoricals, suggest_floats
 
@@ -70,7 +70,7 @@ FUNC3C_OPTIMUM = 7.0 * SIX_HUMP_CAMEL_MINIMUM / 10.0  # -0.722140 at h = (1, 1, 
 def cocabo_value(tables: Sequence[Sequence[WeightedTerm]], h: Sequence[int], x: np.ndarray) -> np.ndarray:
     """Noise-free Func2C/Func3C: sum over i of tables[i][h_i] at z = 2 x (x: [..., 2])."""
     z = COCABO_INPUT_SCALE * np.asarray(x, dtype=np.float64)
-    return sum(tables[i][level][0] * tables[i][level][1](z) for i, level in enumerate(h))
+    return np.asarray(sum(tables[i][level][0] * tables[i][level][1](z) for i, level in enumerate(h)))
 
 
 def func2c(h1: int, h2: int, x: np.ndarray) -> np.ndarray:
@@ -83,7 +83,7 @@ def func3c(h1: int, h2: int, h3: int, x: np.ndarray) -> np.ndarray:
     return cocabo_value(FUNC3C_TABLES, (h1, h2, h3), x)
 
 
-def observation_noise(trial: optuna.Trial) -> float:
+def observation_noise(trial: BaseTrial) -> float:
     """CoCaBO's observation noise 1e-6 * U(0, 1), drawn from a Generator seeded by trial.number.
 
     Seeding by the trial number makes a run reproducible: trial n gets the same noise in
@@ -94,7 +94,7 @@ def observation_noise(trial: optuna.Trial) -> float:
 
 
 def _cocabo_objective(tables: Sequence[Sequence[WeightedTerm]]) -> Objective:
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         h = [
             trial.suggest_categorical(f"h{i}", list(range(len(table))))
             for i, table in enumerate(tables, start=1)
@@ -145,18 +145,18 @@ def ackley(v: np.ndarray) -> np.ndarray:
     return -ACKLEY_A * np.exp(-ACKLEY_B * root_mean_square) - np.exp(mean_cos) + ACKLEY_A + math.e
 
 
-def ackley5c_levels_to_z(levels: np.ndarray) -> np.ndarray:
+def ackley5c_levels_to_z(levels: Sequence[int] | np.ndarray) -> np.ndarray:
     """Map Ackley-5C's integer levels 0..16 to coordinates -1 + 0.125 j."""
     return ACKLEY5C_LEVEL_START + ACKLEY5C_LEVEL_STEP * np.asarray(levels, dtype=np.float64)
 
 
-def _ackley5c_objective(trial: optuna.Trial) -> float:
+def _ackley5c_objective(trial: BaseTrial) -> float:
     x = trial.suggest_float("x", *ACKLEY_BOUNDS)
     levels = suggest_categoricals(trial, "h", ACKLEY5C_N_CATEGORICAL, range(ACKLEY5C_N_LEVELS))
     return float(ackley(np.concatenate([[x], ackley5c_levels_to_z(levels)])))
 
 
-def _ackley53_objective(trial: optuna.Trial) -> float:
+def _ackley53_objective(trial: BaseTrial) -> float:
     z = suggest_categoricals(trial, "h", ACKLEY53_N_BINARY, ACKLEY53_LEVELS)
     x = suggest_floats(trial, "x", ACKLEY53_N_CONTINUOUS, *ACKLEY_BOUNDS)
     return float(ackley(np.concatenate([z, x])))
@@ -191,7 +191,7 @@ CONSTRAINED_OFFSETS = {"a": 0.0, "b": 0.3, "c": 1.0}
 CONSTRAINED_OPTIMUM = 0.5  # x = y = 0.5 on the boundary x + y = 1, level "a"
 
 
-def _constrained_objective(trial: optuna.Trial) -> float:
+def _constrained_objective(trial: BaseTrial) -> float:
     """min x^2 + y^2 + offset(c) subject to x + y >= 1 (``set_constraint``: 1 - x - y <= 0)."""
     level = trial.suggest_categorical("c", list(CONSTRAINED_OFFSETS))
     x = trial.suggest_float("x", -2.0, 2.0)
@@ -258,7 +258,7 @@ def conditional_trap_value(params: Mapping[str, Any]) -> float:
     return TRAP_DEEP_HEIGHT * _gaussian_well(offsets, TRAP_DEEP_WIDTH)
 
 
-def _conditional_trap_objective(trial: optuna.Trial) -> float:
+def _conditional_trap_objective(trial: BaseTrial) -> float:
     params: dict[str, Any] = {"model": trial.suggest_categorical("model", list(TRAP_MODELS))}
     if params["model"] == "flat":
         params["flat_u"] = trial.suggest_float("flat_u", 0.0, 1.0)

@@ -15,6 +15,7 @@ import numpy as np
 import optuna
 import threadpoolctl
 import xgboost as xgb
+from optuna.trial import BaseTrial
 from optuna_integration import XGBoostPruningCallback
 from sklearn.datasets import load_breast_cancer, load_digits, load_wine, make_classification
 from sklearn.ensemble import HistGradientBoostingClassifier
@@ -27,10 +28,10 @@ from sklearn.svm import LinearSVC
 
 DATA_SEED = 0  # train/validation splits and model seeds: a configuration always gives the same value
 
-Objective = Callable[[optuna.Trial], float]
+Objective = Callable[[BaseTrial], float]
 
 
-def _split(x: np.ndarray, y: np.ndarray, scale: bool) -> tuple[np.ndarray, ...]:
+def _split(x: np.ndarray, y: np.ndarray, *, scale: bool) -> tuple[np.ndarray, ...]:
     x_train, x_valid, y_train, y_valid = train_test_split(x, y, test_size=0.3, random_state=DATA_SEED, stratify=y)
     if scale:
         scaler = StandardScaler().fit(x_train)
@@ -38,7 +39,7 @@ def _split(x: np.ndarray, y: np.ndarray, scale: bool) -> tuple[np.ndarray, ...]:
     return x_train, x_valid, y_train, y_valid
 
 
-def _report_or_prune(trial: optuna.Trial, value: float, step: int) -> None:
+def _report_or_prune(trial: BaseTrial, value: float, step: int) -> None:
     trial.report(value, step)
     if trial.should_prune():
         raise optuna.TrialPruned()
@@ -59,7 +60,7 @@ def sgd_digits_objective(epochs: int) -> Objective:
     x_train, x_valid, y_train, y_valid = _split(*load_digits(return_X_y=True), scale=True)
     classes = np.unique(y_train)
 
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         model = SGDClassifier(
             loss=trial.suggest_categorical("loss", list(SGD_LOSSES)),
             penalty=trial.suggest_categorical("penalty", list(SGD_PENALTIES)),
@@ -90,7 +91,7 @@ def mlp_classification_objective(epochs: int) -> Objective:
     x_train, x_valid, y_train, y_valid = _split(*make_classification(random_state=DATA_SEED, **MLP_DATA), scale=True)
     classes = np.unique(y_train)
 
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         n_layers = trial.suggest_int("n_layers", 1, 2)
         units = trial.suggest_int("n_units", 8, 128, log=True)
         model = MLPClassifier(
@@ -123,7 +124,7 @@ def hgb_warm_start_objective(steps: int, rounds_per_step: int) -> Objective:
     class_weight: with sample weights a fit on these 398 rows is ten times slower.)"""
     x_train, x_valid, y_train, y_valid = _split(*load_breast_cancer(return_X_y=True), scale=False)
 
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         model = HistGradientBoostingClassifier(
             learning_rate=trial.suggest_float("learning_rate", 1e-3, 1.0, log=True),
             max_leaf_nodes=trial.suggest_int("max_leaf_nodes", 2, 64, log=True),
@@ -155,7 +156,7 @@ def xgb_callback_objective(rounds: int) -> Objective:
     x_train, x_valid, y_train, y_valid = _split(*load_wine(return_X_y=True), scale=False)
     train, valid = xgb.DMatrix(x_train, label=y_train), xgb.DMatrix(x_valid, label=y_valid)
 
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         booster = trial.suggest_categorical("booster", ["gbtree", "dart"])
         params = {
             "objective": "multi:softprob", "num_class": 3, "eval_metric": "mlogloss", "nthread": 1,
@@ -191,7 +192,7 @@ def logreg_invalid_objective() -> Objective:
     33 of the 48 combinations raise ValueError in scikit-learn; validation log-loss."""
     x_train, x_valid, y_train, y_valid = _split(*load_breast_cancer(return_X_y=True), scale=True)
 
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         penalty = trial.suggest_categorical("penalty", list(LOGREG_PENALTIES))
         model = LogisticRegression(
             solver=trial.suggest_categorical("solver", list(LOGREG_SOLVERS)),
@@ -215,7 +216,7 @@ def linear_svc_invalid_objective() -> Objective:
     data = make_classification(n_samples=600, n_features=30, n_informative=6, flip_y=0.05, random_state=DATA_SEED)
     x_train, x_valid, y_train, y_valid = _split(*data, scale=True)
 
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         loss = trial.suggest_categorical("loss", ["hinge", "squared_hinge"])
         penalty = trial.suggest_categorical("penalty", ["l1", "l2"])
         dual = trial.suggest_categorical("dual", [True, False])

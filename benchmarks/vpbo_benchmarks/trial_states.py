@@ -38,7 +38,7 @@ from typing import Any
 
 import optuna
 from optuna.distributions import BaseDistribution, FloatDistribution
-from optuna.trial import FrozenTrial, TrialState
+from optuna.trial import BaseTrial, FrozenTrial, TrialState
 
 from vpbo_benchmarks.lazy import deferred
 from vpbo_benchmarks.pruning_tasks import MISLEADING_CURVE_TASKS, PRUNING_HELD_OUT_TASKS, PruningTask
@@ -50,7 +50,7 @@ STATE_LETTERS: Mapping[TrialState, str] = {
 }
 REPEAT_TOLERANCE = 1e-4  # a float repeats within this fraction of its range (log range for log floats)
 
-Objective = Callable[[optuna.Trial], float]
+Objective = Callable[[BaseTrial], float]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,7 +68,7 @@ class TrialStateTask:
     compute_unit: str
     max_steps: int
     units_per_step: int | None = None
-    catch: tuple[type[BaseException], ...] = (ValueError,)
+    catch: tuple[type[Exception], ...] = (ValueError,)
     optimum: float | None = None
     optimum_method: str = "unknown: the best value found in any stored run is the reference"
 
@@ -134,7 +134,12 @@ def nan_edge_value(kind: str, x1: float, x2: float, lr: float, k: int) -> float:
     if x1 + x2 > NAN_EDGE_LIMIT:
         return math.nan
     quadratic = NAN_EDGE_WEIGHT * ((x1 - NAN_EDGE_TARGET[0]) ** 2 + (x2 - NAN_EDGE_TARGET[1]) ** 2)
-    return NAN_EDGE_OFFSETS[kind] + quadratic + 0.1 * (math.log10(lr) - NAN_EDGE_LR_TARGET) ** 2 + 0.02 * (k - NAN_EDGE_K_TARGET) ** 2
+    return (
+        NAN_EDGE_OFFSETS[kind]
+        + quadratic
+        + 0.1 * (math.log10(lr) - NAN_EDGE_LR_TARGET) ** 2
+        + 0.02 * (k - NAN_EDGE_K_TARGET) ** 2
+    )
 
 
 def nan_edge_best() -> tuple[dict[str, Any], float]:
@@ -148,7 +153,7 @@ def nan_edge_best() -> tuple[dict[str, Any], float]:
 
 
 def nan_edge_objective() -> Objective:
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         return nan_edge_value(
             trial.suggest_categorical("kind", list(NAN_EDGE_OFFSETS)),
             trial.suggest_float("x1", 0.0, 1.0), trial.suggest_float("x2", 0.0, 1.0),
@@ -194,7 +199,7 @@ def diverge_combo_best() -> tuple[dict[str, Any], float]:
 
 
 def diverge_combo_objective() -> Objective:
-    def objective(trial: optuna.Trial) -> float:
+    def objective(trial: BaseTrial) -> float:
         return diverge_combo_value(
             trial.suggest_categorical("optimizer", list(DIVERGE_OPTIMIZERS)),
             trial.suggest_categorical("schedule", list(DIVERGE_SCHEDULES)),
@@ -220,7 +225,8 @@ TASKS: Mapping[str, TrialStateTask] = {t.name: t for t in (
     TrialStateTask(
         "mlp_classification", "pruning", deferred(TASKS_MODULE, "mlp_classification_objective", epochs=MLP_EPOCHS),
         f"MLPClassifier.partial_fit on make_classification (1200 x 20, 3 classes), {MLP_EPOCHS} epochs; n_layers (1-2), "
-        "n_units (log int), activation (3), solver (2), batch_size (4) categoricals, alpha and learning_rate_init log floats; validation error",
+        "n_units (log int), activation (3), solver (2), batch_size (4) categoricals, alpha and learning_rate_init log floats; "
+        "validation error",
         "epochs", MLP_EPOCHS, units_per_step=1, catch=(ValueError, FloatingPointError),
     ),
     TrialStateTask(

@@ -149,7 +149,9 @@ def value_rows(collected: Mapping[str, Mapping[str, list[Record]]], checkpoints:
     ]
 
 
-def difference_rows(collected: Mapping[str, Mapping[str, list[Record]]], checkpoints: Sequence[int], reference: str) -> list[list[str]]:
+def difference_rows(
+    collected: Mapping[str, Mapping[str, list[Record]]], checkpoints: Sequence[int], reference: str
+) -> list[list[str]]:
     rows = []
     for problem, runs in collected.items():
         if reference not in runs:
@@ -206,7 +208,8 @@ def state_rows(collected: Mapping[str, Mapping[str, list[Record]]], design_trial
             rows.append([
                 problem, sampler, str(len(records)), format_value(*mean_and_se(complete)), format_value(*mean_and_se(pruned)),
                 f"{format_value(*mean_and_se(shares))} %" if shares else "-",
-                f"{format_value(*mean_and_se(repeats))} (max {max(repeats)}; {sum(r > 0 for r in repeats)} of {len(records)} seeds)",
+                f"{format_value(*mean_and_se(repeats))} (max {max(repeats)}; "
+                f"{sum(r > 0 for r in repeats)} of {len(records)} seeds)",
                 format_value(*mean_and_se(compute)),
             ])
     return rows
@@ -246,14 +249,19 @@ def write_report(
         "",
         "## Best final value: mean ± s.e. / 90th-percentile seed ± s.e.",
         "",
-        *markdown_table(["problem", "sampler", "seeds", *(f"trial {c}" for c in checkpoints)], value_rows(collected, checkpoints)),
+        *markdown_table(
+            ["problem", "sampler", "seeds", *(f"trial {c}" for c in checkpoints)], value_rows(collected, checkpoints)
+        ),
         "",
         f"## {reference} - peer, paired by seed: mean ± s.e. (negative: {reference} better)",
         "",
     ]
     differences = difference_rows(collected, checkpoints, reference)
-    lines += markdown_table(["problem", f"{reference} vs", *(f"trial {c}" for c in checkpoints)], differences) if differences else [
-        f"No comparison: no runs of {reference}, or no other sampler."]
+    lines += (
+        markdown_table(["problem", f"{reference} vs", *(f"trial {c}" for c in checkpoints)], differences)
+        if differences
+        else [f"No comparison: no runs of {reference}, or no other sampler."]
+    )
     lines += equal_compute_section(collected, reference, checkpoints, compute_peers)
     lines += [
         "",

@@ -90,7 +90,9 @@ VARIANTS: Mapping[str, Variant] = MappingProxyType(
         "vpbo-v2": _variant("v2", "the defaults of issue 21: 16-trial design, stall safeguard"),
         # Ablations of vpbo-v2: each puts back one setting of the paper preset.
         "vpbo-noinit": _variant("v2", "vpbo-v2, an all-random initial design", search_initialization=False),
-        "vpbo-standardize": _variant("v2", "vpbo-v2, plain standardisation (ablation of Yeo-Johnson)", output_transform="standardize"),
+        "vpbo-standardize": _variant(
+            "v2", "vpbo-v2, plain standardisation (ablation of Yeo-Johnson)", output_transform="standardize"
+        ),
         "vpbo-norefine": _variant("v2", "vpbo-v2, no L-BFGS-B refinement of x", n_refine=0),
         "vpbo-200cand": _variant("v2", "vpbo-v2, the paper's 200 candidates", n_candidates=200),
         "vpbo-5restarts": _variant("v2", "vpbo-v2, the paper's 5 fit restarts", n_restarts=5),

@@ -32,9 +32,13 @@ BASELINE_STRATEGIES: dict[str, Callable[[], Strategy]] = {
     "banditbo": BanditBO,
 }
 
-BASELINE_FACTORIES: dict[str, Callable[[int], BaseSampler]] = {
-    name: (lambda seed, make=make: GPBanditSampler(make(), seed=seed)) for name, make in BASELINE_STRATEGIES.items()
-}
+
+def _factory(make: Callable[[], Strategy]) -> Callable[[int], BaseSampler]:
+    """A seed -> sampler factory of the GP-bandit sampler with a new strategy from ``make``."""
+    return lambda seed: GPBanditSampler(make(), seed=seed)
+
+
+BASELINE_FACTORIES: dict[str, Callable[[int], BaseSampler]] = {name: _factory(make) for name, make in BASELINE_STRATEGIES.items()}
 
 __all__ = [
     "BASELINE_FACTORIES",
