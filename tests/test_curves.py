@@ -6,6 +6,7 @@ that Optuna's pruners apply."""
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import numpy as np
 import optuna
@@ -13,6 +14,7 @@ import pytest
 import scipy.stats
 from optuna.study import StudyDirection
 
+from conftest import value_of
 from optuna_vpbo import _curves
 from optuna_vpbo._pruner_bars import pruner_bar
 from optuna_vpbo._trial_states import finished_trials, pruned_evidence
@@ -27,7 +29,7 @@ def pairs(rng: np.random.Generator, n: int, correlation: float) -> np.ndarray:
     return np.column_stack([np.exp(early), 0.1 + 0.05 * final])
 
 
-def test_linear_map_is_least_squares_with_its_prediction_variance():
+def test_linear_map_is_least_squares_with_its_prediction_variance() -> None:
     rng = np.random.default_rng(0)
     peers = pairs(rng, 20, 0.8)
     design = np.column_stack([np.ones(20), peers[:, 0]])
@@ -41,13 +43,13 @@ def test_linear_map_is_least_squares_with_its_prediction_variance():
     assert variance == pytest.approx(expected, rel=1e-10)
 
 
-def test_linear_map_never_has_a_negative_slope():
+def test_linear_map_never_has_a_negative_slope() -> None:
     peers = np.column_stack([np.arange(6.0), 1.0 - 0.1 * np.arange(6.0)])  # worse early, better end
     means = [_curves.predict_linear(peers, v)[0] for v in (0.0, 3.0, 9.0)]
     assert means[0] == means[1] == means[2] == pytest.approx(peers[:, 1].mean())
 
 
-def test_truncation_matches_scipy_truncated_normal():
+def test_truncation_matches_scipy_truncated_normal() -> None:
     rng = np.random.default_rng(1)
     peers = pairs(rng, 30, 0.6)
     mean, variance = _curves.predict_linear(peers, 1.0)
@@ -63,7 +65,7 @@ def test_truncation_matches_scipy_truncated_normal():
     assert truncated_mean > mean and truncated_variance < variance
 
 
-def test_rank_correlation_is_spearman_like_and_lowered_for_few_peers():
+def test_rank_correlation_is_spearman_like_and_lowered_for_few_peers() -> None:
     rng = np.random.default_rng(2)
     peers = pairs(rng, 400, 0.7)
     spearman = scipy.stats.spearmanr(peers[:, 0], peers[:, 1])[0]
@@ -74,7 +76,7 @@ def test_rank_correlation_is_spearman_like_and_lowered_for_few_peers():
 
 
 @pytest.mark.parametrize("method", _curves.STEP_TO_FINAL_MAPS)
-def test_maps_are_monotone(method):
+def test_maps_are_monotone(method: str) -> None:
     rng = np.random.default_rng(3)
     peers = pairs(rng, 25, 0.8)
     means = [_curves.predict_final(peers, v, method)[0] for v in np.linspace(0.1, 8.0, 30)]
@@ -82,7 +84,7 @@ def test_maps_are_monotone(method):
 
 
 @pytest.mark.parametrize("method", _curves.STEP_TO_FINAL_MAPS)
-def test_misleading_early_steps_give_weak_evidence(method):
+def test_misleading_early_steps_give_weak_evidence(method: str) -> None:
     """Where values at s do not rank the final values, the prediction for a value at s beyond the
     peers' worst keeps their mean final value within one predictive standard deviation and has
     nearly their whole spread: weak, not wrong."""
@@ -98,7 +100,7 @@ def test_misleading_early_steps_give_weak_evidence(method):
     assert tight < 0.3 * informative[:, 1].var()
 
 
-def test_rank_map_stays_within_the_observed_final_values():
+def test_rank_map_stays_within_the_observed_final_values() -> None:
     rng = np.random.default_rng(5)
     peers = pairs(rng, 15, 0.99)
     for value in (1e-3, 1e3):
@@ -106,9 +108,10 @@ def test_rank_map_stays_within_the_observed_final_values():
         assert peers[:, 1].min() <= mean <= peers[:, 1].max()
 
 
-def test_few_peers_fall_back_to_the_median_offset_and_the_default_variance():
+def test_few_peers_fall_back_to_the_median_offset_and_the_default_variance() -> None:
     peers = np.array([[1.0, 0.5], [2.0, 1.0]])
-    assert _curves.predict_final(peers, 3.0, "linear", default_variance=4.0) == (pytest.approx(2.25), 4.0)
+    mean, variance = _curves.predict_final(peers, 3.0, "linear", default_variance=4.0)
+    assert mean == pytest.approx(2.25) and variance == 4.0
 
 
 def curve_objective(trial: optuna.Trial) -> float:
@@ -122,7 +125,9 @@ def curve_objective(trial: optuna.Trial) -> float:
     return final
 
 
-def random_study(pruner: optuna.pruners.BasePruner, n_trials: int = 40, direction: str = "minimize") -> optuna.Study:
+def random_study(
+    pruner: optuna.pruners.BasePruner, n_trials: int = 40, direction: Literal["minimize", "maximize"] = "minimize"
+) -> optuna.Study:
     study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0), pruner=pruner, direction=direction)
     sign = 1.0 if direction == "minimize" else -1.0
     study.optimize(lambda t: sign * curve_objective(t) if direction == "minimize" else _negated(t), n_trials=n_trials)
@@ -142,7 +147,7 @@ def _negated(trial: optuna.Trial) -> float:
 
 @pytest.mark.parametrize("direction", ["minimize", "maximize"])
 @pytest.mark.parametrize("percentile", [50.0, 25.0])
-def test_percentile_bar_is_the_one_that_pruned(direction, percentile):
+def test_percentile_bar_is_the_one_that_pruned(direction: Literal["minimize", "maximize"], percentile: float) -> None:
     """Every pruned trial's best value so far is worse than the bar recomputed from the trials
     complete before it, as Optuna's PercentilePruner decided."""
     pruner = optuna.pruners.PercentilePruner(percentile, n_startup_trials=3, n_warmup_steps=1)
@@ -153,6 +158,7 @@ def test_percentile_bar_is_the_one_that_pruned(direction, percentile):
         bar = pruner_bar(study.pruner, trial, study.trials, study.direction)
         best = min(trial.intermediate_values.values()) if direction == "minimize" else max(trial.intermediate_values.values())
         assert (best > bar) if direction == "minimize" else (best < bar)
+        assert trial.last_step is not None
         earlier = [t.intermediate_values[trial.last_step] for t in study.trials
                    if t.state == optuna.trial.TrialState.COMPLETE and t.number < trial.number]
         expected = np.percentile(earlier, percentile if direction == "minimize" else 100 - percentile)
@@ -169,7 +175,7 @@ def plateau_objective(trial: optuna.Trial) -> float:
     return x + 1.0 / 3 + 0.07
 
 
-def test_bar_inside_a_patient_pruner_and_survivors_bar_of_successive_halving():
+def test_bar_inside_a_patient_pruner_and_survivors_bar_of_successive_halving() -> None:
     import warnings
 
     with warnings.catch_warnings():
@@ -178,18 +184,22 @@ def test_bar_inside_a_patient_pruner_and_survivors_bar_of_successive_halving():
     study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0), pruner=patient)
     study.optimize(plateau_objective, n_trials=30)
     trial = next(t for t in study.trials if t.state == optuna.trial.TrialState.PRUNED)
+    assert trial.last_step is not None
     complete = [t.intermediate_values[trial.last_step] for t in study.trials[: trial.number] if t.value is not None]
     assert pruner_bar(study.pruner, trial, study.trials, study.direction) == pytest.approx(np.median(complete))
     study = random_study(optuna.pruners.SuccessiveHalvingPruner(min_resource=1, reduction_factor=2))
     for trial in (t for t in study.trials if t.state == optuna.trial.TrialState.PRUNED):
         step = trial.last_step
-        survivors = [t.intermediate_values[step] for t in study.trials[: trial.number] if t.last_step > step]
+        assert step is not None
+        survivors = [
+            t.intermediate_values[step] for t in study.trials[: trial.number] if t.last_step is not None and t.last_step > step
+        ]
         bar = pruner_bar(study.pruner, trial, study.trials, study.direction)
         assert (math.isnan(bar) and not survivors) or bar == max(survivors)
 
 
 @pytest.mark.parametrize("mode", ["curve-linear", "curve-rank", "curve-linear-bound", "curve-rank-bound"])
-def test_pruned_evidence_in_the_study_direction(mode):
+def test_pruned_evidence_in_the_study_direction(mode: str) -> None:
     minimised = random_study(optuna.pruners.MedianPruner(n_startup_trials=3, n_warmup_steps=1))
     maximised = random_study(optuna.pruners.MedianPruner(n_startup_trials=3, n_warmup_steps=1), direction="maximize")
     results = []
@@ -203,13 +213,13 @@ def test_pruned_evidence_in_the_study_direction(mode):
     np.testing.assert_allclose(results[1].values, -results[0].values, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(results[1].variances, results[0].variances, rtol=1e-9, atol=1e-15)
     # Never worse than the worst complete value.
-    worst = max(t.value for t in finished_trials(minimised.trials).complete)
+    worst = max(value_of(t) for t in finished_trials(minimised.trials).complete)
     assert np.all(results[0].values <= worst + 1e-12)
     assert minimised.direction == StudyDirection.MINIMIZE
 
 
 @pytest.mark.parametrize("bound", [None, 1.0, 3.0])
-def test_rank_map_against_numerical_integration(bound):
+def test_rank_map_against_numerical_integration(bound: float | None) -> None:
     """The rank map's moments against SciPy's quadrature of the same model: the final's normal
     score N(rho z, 1 - rho^2) (truncated below at rho z_bound), mapped through the peers'
     empirical quantile function, integrated independently of the map's 64-point quantile rule."""

@@ -8,6 +8,7 @@ import sys
 import optuna
 import pytest
 
+from conftest import value_of
 from optuna_vpbo import VPBOSampler, VPBOSettings
 from optuna_vpbo._diagnostics import diagnostics_markdown, record_diagnostics
 
@@ -146,7 +147,8 @@ def test_sampler_records_predictions_and_what_a_pruned_curve_says() -> None:
     assert pruned
     for trial in pruned:
         final = trial.user_attrs["vpbo"]["pruned_final"]
+        assert trial.last_step is not None
         last = trial.intermediate_values[trial.last_step]
-        worst = max(t.value for t in complete if t.number < trial.number)
+        worst = max(value_of(t) for t in complete if t.number < trial.number)
         assert final["step"] == trial.last_step and final["sd"] >= 0
         assert min(last - 0.5, worst) - 1e-6 <= final["mean"] <= min(last, worst) + 1e-6

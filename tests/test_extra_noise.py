@@ -7,12 +7,15 @@ import math
 
 import numpy as np
 import pytest
-from test_native_numerics import SHAPES, five_point_derivative, numpy_kernel, random_data
 
 from optuna_vpbo import _core
+from test_native_numerics import SHAPES, along, five_point_derivative, numpy_kernel, random_data
 
 
-def numpy_posterior_with_extra(h, x, y, hq, xq, ls, variance, lam, noise, extra):
+def numpy_posterior_with_extra(
+    h: np.ndarray, x: np.ndarray, y: np.ndarray, hq: np.ndarray, xq: np.ndarray, ls: np.ndarray, variance: float, lam: float,
+    noise: float, extra: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
     k = numpy_kernel(h, x, h, x, ls, variance, lam) + np.diag(noise + extra)
     cross = numpy_kernel(h, x, hq, xq, ls, variance, lam)
     mean = cross.T @ np.linalg.solve(k, y)
@@ -26,7 +29,7 @@ def extra_noise(rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("n_levels,d", SHAPES)
-def test_posterior_with_extra_noise_matches_numpy(n_levels, d):
+def test_posterior_with_extra_noise_matches_numpy(n_levels: list[int], d: int) -> None:
     rng = np.random.default_rng(11)
     h, x, y = random_data(rng, 30, n_levels, d)
     hq, xq, _ = random_data(rng, 12, n_levels, d)
@@ -38,7 +41,7 @@ def test_posterior_with_extra_noise_matches_numpy(n_levels, d):
     np.testing.assert_allclose(var, ref_var, atol=1e-9)
 
 
-def test_extra_noise_weakens_an_observation():
+def test_extra_noise_weakens_an_observation() -> None:
     """A point with a large extra noise pulls the mean at its location less than an exact one."""
     rng = np.random.default_rng(12)
     h, x, y = random_data(rng, 15, [3], 2)
@@ -51,7 +54,7 @@ def test_extra_noise_weakens_an_observation():
 
 
 @pytest.mark.parametrize("n_levels,d", SHAPES)
-def test_no_or_zero_extra_noise_changes_no_bit(n_levels, d):
+def test_no_or_zero_extra_noise_changes_no_bit(n_levels: list[int], d: int) -> None:
     rng = np.random.default_rng(13)
     h, x, y = random_data(rng, 25, n_levels, d)
     hq, xq, _ = random_data(rng, 9, n_levels, d)
@@ -69,7 +72,7 @@ def test_no_or_zero_extra_noise_changes_no_bit(n_levels, d):
 
 
 @pytest.mark.parametrize("n_levels,d", SHAPES)
-def test_likelihood_with_extra_noise_matches_numpy_and_its_gradient_finite_differences(n_levels, d):
+def test_likelihood_with_extra_noise_matches_numpy_and_its_gradient_finite_differences(n_levels: list[int], d: int) -> None:
     rng = np.random.default_rng(14)
     h, x, y = random_data(rng, 20, n_levels, d)
     extra = extra_noise(rng, len(y))
@@ -84,11 +87,11 @@ def test_likelihood_with_extra_noise_matches_numpy_and_its_gradient_finite_diffe
     for _ in range(3):
         theta = np.concatenate([rng.uniform(-2, 0.5, d), [rng.uniform(-1, 1), rng.uniform(-6, -1), rng.uniform(0.05, 0.95)]])
         _, gradient = evaluator(theta)
-        numeric = [five_point_derivative(lambda t: evaluator(theta + t * e)[0]) for e in np.eye(len(theta))]
+        numeric = [five_point_derivative(along(lambda th: evaluator(th)[0], theta, e)) for e in np.eye(len(theta))]
         np.testing.assert_allclose(gradient, numeric, rtol=1e-6, atol=1e-7)
 
 
-def test_extended_carries_extra_noise():
+def test_extended_carries_extra_noise() -> None:
     """A GP grown by new points equals the GP built on all of them, extra noise on either side."""
     rng = np.random.default_rng(15)
     h, x, y = random_data(rng, 40, [3, 2], 2)
@@ -100,13 +103,14 @@ def test_extended_carries_extra_noise():
     for old, new, whole in cases:
         grown = _core.MixedGP(h[:30], x[:30], y[:30], *args, old).extended(h[30:], x[30:], y, new)
         reference = _core.MixedGP(h, x, y, *args, whole)
+        assert grown.extra_noise is not None
         np.testing.assert_allclose(grown.extra_noise, whole)
         for a, b in zip(grown.predict(hq, xq), reference.predict(hq, xq)):
             np.testing.assert_allclose(a, b, atol=1e-10)
     assert _core.MixedGP(h[:30], x[:30], y[:30], *args).extended(h[30:], x[30:], y).extra_noise is None
 
 
-def test_bad_extra_noise_is_a_clear_error():
+def test_bad_extra_noise_is_a_clear_error() -> None:
     rng = np.random.default_rng(16)
     h, x, y = random_data(rng, 10, [2], 2)
     args = (np.ones(2), 1.0, 0.5, 1e-3)

@@ -3,6 +3,8 @@ from their textbook definitions."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 import scipy.stats
@@ -117,7 +119,7 @@ def test_direction_is_validated() -> None:
         Standardize("minimize")  # type: ignore[arg-type]
 
 
-def _frozen_yeo_johnson(values: np.ndarray, direction: StudyDirection, exponent: float):
+def _frozen_yeo_johnson(values: np.ndarray, direction: StudyDirection, exponent: float) -> Callable[[float], float]:
     """The fitted Yeo-Johnson transform of ``values`` as a function of one value, every
     standardisation constant frozen at ``values``' (SciPy's Yeo-Johnson)."""
     oriented = values if direction == StudyDirection.MAXIMIZE else -values
@@ -125,7 +127,7 @@ def _frozen_yeo_johnson(values: np.ndarray, direction: StudyDirection, exponent:
     transformed = scipy.stats.yeojohnson((oriented - mean1) / sd1, lmbda=exponent)
     mean2, sd2 = transformed.mean(), transformed.std()
     sign = 1.0 if direction == StudyDirection.MAXIMIZE else -1.0
-    return lambda v: (scipy.stats.yeojohnson(np.atleast_1d((sign * v - mean1) / sd1), lmbda=exponent)[0] - mean2) / sd2
+    return lambda v: float((scipy.stats.yeojohnson(np.atleast_1d((sign * v - mean1) / sd1), lmbda=exponent)[0] - mean2) / sd2)
 
 
 @pytest.mark.parametrize("direction", [StudyDirection.MINIMIZE, StudyDirection.MAXIMIZE])
@@ -155,7 +157,9 @@ def test_target_variances_scale_by_the_squared_slope() -> None:
 
 @pytest.mark.parametrize("scale", [1e300, 5e307, 1e-300])
 @pytest.mark.parametrize("transform", [Standardize, YeoJohnson])
-def test_slopes_of_extreme_values_are_finite_and_scale_with_the_values(transform, scale):
+def test_slopes_of_extreme_values_are_finite_and_scale_with_the_values(
+    transform: type[Standardize] | type[YeoJohnson], scale: float
+) -> None:
     """Values near the float limit: slopes are computed as ``standardize`` scales (a power of
     two), so the spread does not overflow into a zero slope (issue 28's predictions divide by it)."""
     rng = np.random.default_rng(2)
