@@ -6,6 +6,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
+
 #include "acquisition.hpp"
 #include "hypervolume.hpp"
 #include "likelihood.hpp"
@@ -38,24 +40,31 @@ void bind_hyperparameters(py::module_& m) {
       .def("blocks", &HyperparameterLayout::blocks, "Every named block in the order of theta.");
 }
 
+// None (Python) is an empty vector (C++): no extra noise.
+Vector or_empty(std::optional<Vector> extra_noise) { return extra_noise ? std::move(*extra_noise) : Vector(); }
+
 void bind_models(py::module_& m) {
   py::class_<MixedGP, std::shared_ptr<MixedGP>>(m, "MixedGP")
-      .def(py::init([](IntMatrix h, Matrix x, Vector y, Vector lengthscales, double variance, double lambda, double noise) {
+      .def(py::init([](IntMatrix h, Matrix x, Vector y, Vector lengthscales, double variance, double lambda, double noise,
+                       std::optional<Vector> extra_noise) {
              return without_gil([&] {
                return std::make_shared<MixedGP>(std::move(h), std::move(x), std::move(y),
-                                                MixedKernel(std::move(lengthscales), variance, lambda), noise);
+                                                MixedKernel(std::move(lengthscales), variance, lambda), noise,
+                                                or_empty(std::move(extra_noise)));
              });
            }),
            py::arg("h"), py::arg("x"), py::arg("y"), py::arg("lengthscales"), py::arg("variance"), py::arg("lam"),
-           py::arg("noise"))
+           py::arg("noise"), py::arg("extra_noise") = py::none(),
+           "The GP of K + noise I + diag(extra_noise) (extra_noise: None, or one variance >= 0 per point).")
       .def(
           "extended",
-          [](const MixedGP& gp, const IntMatrix& h, const Matrix& x, Vector y) {
-            return without_gil([&] { return std::make_shared<MixedGP>(gp.extended(h, x, std::move(y))); });
+          [](const MixedGP& gp, const IntMatrix& h, const Matrix& x, Vector y, std::optional<Vector> extra_noise) {
+            const Vector extra = or_empty(std::move(extra_noise));
+            return without_gil([&] { return std::make_shared<MixedGP>(gp.extended(h, x, std::move(y), extra)); });
           },
-          py::arg("h"), py::arg("x"), py::arg("y"),
-          "The GP with the points (h, x) appended, targets y for all points (these first): the Cholesky factor grows by "
-          "the new rows in O(n^2 m).")
+          py::arg("h"), py::arg("x"), py::arg("y"), py::arg("extra_noise") = py::none(),
+          "The GP with the points (h, x) appended (extra_noise: None, or theirs), targets y for all points (these first): "
+          "the Cholesky factor grows by the new rows in O(n^2 m).")
       .def(
           "predict",
           [](const MixedGP& gp, const IntMatrix& h, const Matrix& x) {
@@ -73,11 +82,21 @@ void bind_models(py::module_& m) {
           },
           py::arg("h"), py::arg("x"), "Mean, latent variance and their gradients w.r.t. x at one point (h: 1 x k).")
       .def_property_readonly("noise", &MixedGP::noise, "The noise variance of the factorised K + noise I.")
+      .def_property_readonly(
+          "extra_noise", [](const MixedGP& gp) -> std::optional<Vector> {
+            if (gp.extra_noise().size() == 0) return std::nullopt;
+            return gp.extra_noise();
+          },
+          "The per-point extra noise variances, or None.")
       .def_property_readonly("n_train", &MixedGP::size);
 
   py::class_<LikelihoodEvaluator>(m, "LikelihoodEvaluator")
-      .def(py::init<const IntMatrix&, const Matrix&, const Vector&>(), py::arg("h"), py::arg("x"), py::arg("y"),
-           py::call_guard<py::gil_scoped_release>())
+      .def(py::init([](const IntMatrix& h, const Matrix& x, const Vector& y, std::optional<Vector> extra_noise) {
+             const Vector extra = or_empty(std::move(extra_noise));
+             return without_gil([&] { return LikelihoodEvaluator(h, x, y, extra); });
+           }),
+           py::arg("h"), py::arg("x"), py::arg("y"), py::arg("extra_noise") = py::none(),
+           "The likelihood of the GP of K + noise I + diag(extra_noise) (None: no extra noise).")
       .def(
           "__call__",
           [](const LikelihoodEvaluator& evaluator, const Vector& theta) {

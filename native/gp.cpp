@@ -39,6 +39,17 @@ void validate_points(const IntMatrix& h, const Matrix& x, const char* what) {
   if (h.size() > 0 && h.minCoeff() < 0) throw std::invalid_argument(std::string(what) + ": categorical codes must be >= 0");
 }
 
+void validate_extra_noise(const Vector& extra, Eigen::Index n, const char* what) {
+  if (extra.size() == 0) return;
+  if (extra.size() != n) {
+    throw std::invalid_argument(std::string(what) + ": extra_noise must be empty or have one value per observation (" +
+                                std::to_string(extra.size()) + " vs " + std::to_string(n) + ")");
+  }
+  if (!extra.allFinite() || extra.minCoeff() < 0.0) {
+    throw std::invalid_argument(std::string(what) + ": extra_noise must be finite and >= 0");
+  }
+}
+
 Matrix cholesky_lower(const Matrix& k) {
   if (!k.allFinite()) throw NumericalError("Cholesky: the kernel matrix has NaN or inf entries");
   Eigen::LLT<Matrix> llt(k);
@@ -56,9 +67,11 @@ Matrix inverse_from_cholesky(const Matrix& lower) {
   return inverse;
 }
 
-MixedGP::MixedGP(IntMatrix h, Matrix x, Vector y, MixedKernel kernel, double noise)
-    : h_(std::move(h)), x_(std::move(x)), y_(std::move(y)), kernel_(std::move(kernel)), noise_(noise) {
+MixedGP::MixedGP(IntMatrix h, Matrix x, Vector y, MixedKernel kernel, double noise, Vector extra_noise)
+    : h_(std::move(h)), x_(std::move(x)), y_(std::move(y)), kernel_(std::move(kernel)), noise_(noise),
+      extra_noise_(std::move(extra_noise)) {
   validate_points(h_, x_, "MixedGP");
+  validate_extra_noise(extra_noise_, x_.rows(), "MixedGP");
   if (kernel_.n_numeric() != x_.cols()) {
     throw std::invalid_argument("MixedGP: expected " + std::to_string(x_.cols()) + " lengthscales, got " +
                                 std::to_string(kernel_.n_numeric()));
@@ -66,6 +79,7 @@ MixedGP::MixedGP(IntMatrix h, Matrix x, Vector y, MixedKernel kernel, double noi
   if (!std::isfinite(noise_) || noise_ < 0.0) throw std::invalid_argument("MixedGP: noise must be finite and >= 0");
   Matrix k = kernel_(h_, x_, h_, x_);
   k.diagonal().array() += noise_;
+  if (extra_noise_.size() > 0) k.diagonal() += extra_noise_;
   lower_ = cholesky_lower(k);
   set_targets(std::move(y_));
 }
@@ -78,11 +92,17 @@ void MixedGP::set_targets(Vector y) {
   lower_.transpose().triangularView<Eigen::Upper>().solveInPlace(alpha_);
 }
 
-MixedGP MixedGP::extended(const IntMatrix& h_new, const Matrix& x_new, Vector y) const {
+MixedGP MixedGP::extended(const IntMatrix& h_new, const Matrix& x_new, Vector y, const Vector& extra_new) const {
   validate_points(h_new, x_new, "extended");
   if (h_new.cols() != h_.cols() || x_new.cols() != x_.cols()) throw std::invalid_argument("extended: new points have the wrong number of columns");
   const Eigen::Index n = size(), m = x_new.rows();
+  validate_extra_noise(extra_new, m, "extended");
   MixedGP grown = *this;
+  if (extra_noise_.size() > 0 || extra_new.size() > 0) {  // zeros stand for the side that has none
+    grown.extra_noise_ = Vector::Zero(n + m);
+    if (extra_noise_.size() > 0) grown.extra_noise_.head(n) = extra_noise_;
+    if (extra_new.size() > 0) grown.extra_noise_.tail(m) = extra_new;
+  }
   grown.h_.conservativeResize(n + m, Eigen::NoChange);
   grown.h_.bottomRows(m) = h_new;
   grown.x_.conservativeResize(n + m, Eigen::NoChange);
@@ -91,6 +111,7 @@ MixedGP MixedGP::extended(const IntMatrix& h_new, const Matrix& x_new, Vector y)
   if (n > 0) lower_.triangularView<Eigen::Lower>().solveInPlace(cross);
   Matrix schur = kernel_(h_new, x_new, h_new, x_new);
   schur.diagonal().array() += noise_;
+  if (extra_new.size() > 0) schur.diagonal() += extra_new;
   schur.noalias() -= cross.transpose() * cross;
   grown.lower_ = Matrix::Zero(n + m, n + m);
   grown.lower_.topLeftCorner(n, n) = lower_;

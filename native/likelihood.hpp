@@ -12,10 +12,12 @@ namespace vpbo {
 
 class LikelihoodEvaluator {
  public:
-  LikelihoodEvaluator(const IntMatrix& h, const Matrix& x, const Vector& y);
+  // extra_noise: empty, or a fixed extra noise variance per observation (MixedGP's), on the
+  // diagonal beside the fitted noise; it is data, not a hyperparameter.
+  LikelihoodEvaluator(const IntMatrix& h, const Matrix& x, const Vector& y, const Vector& extra_noise = Vector());
 
   // Returns the negative log marginal likelihood; writes its gradient w.r.t. theta. Throws
-  // NumericalError when K + noise I cannot be factorised.
+  // NumericalError when K + noise I + diag(extra) cannot be factorised.
   double negative_log_likelihood(const Vector& theta, Vector& gradient) const;
 
   const HyperparameterLayout& layout() const { return layout_; }
@@ -24,6 +26,7 @@ class LikelihoodEvaluator {
  private:
   Matrix x_;
   Vector y_;
+  Vector extra_noise_;
   HyperparameterLayout layout_;
   Matrix k_h_;  // the overlap block: fixed by the data (no hyperparameter), computed once
 };

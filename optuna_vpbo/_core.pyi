@@ -61,16 +61,21 @@ class MixedGP:
         variance: typing.SupportsFloat | typing.SupportsIndex,
         lam: typing.SupportsFloat | typing.SupportsIndex,
         noise: typing.SupportsFloat | typing.SupportsIndex,
-    ) -> None: ...
+        extra_noise: typing.Annotated[numpy.typing.ArrayLike, numpy.float64, "[m, 1]"] | None = None,
+    ) -> None:
+        """
+        The GP of K + noise I + diag(extra_noise) (extra_noise: None, or one variance >= 0 per point).
+        """
     def extended(
         self,
         h: typing.Annotated[numpy.typing.ArrayLike, numpy.int32, "[m, n]"],
         x: typing.Annotated[numpy.typing.ArrayLike, numpy.float64, "[m, n]"],
         y: typing.Annotated[numpy.typing.ArrayLike, numpy.float64, "[m, 1]"],
+        extra_noise: typing.Annotated[numpy.typing.ArrayLike, numpy.float64, "[m, 1]"] | None = None,
     ) -> MixedGP:
         """
-        The GP with the points (h, x) appended, targets y for all points (these first): the Cholesky factor grows by the new rows
-        in O(n^2 m).
+        The GP with the points (h, x) appended (extra_noise: None, or theirs), targets y for all points (these first): the
+        Cholesky factor grows by the new rows in O(n^2 m).
         """
     def predict(
         self,
@@ -97,6 +102,11 @@ class MixedGP:
         Mean, latent variance and their gradients w.r.t. x at one point (h: 1 x k).
         """
     @property
+    def extra_noise(self) -> typing.Annotated[numpy.typing.NDArray[numpy.float64], "[m, 1]"] | None:
+        """
+        The per-point extra noise variances, or None.
+        """
+    @property
     def n_train(self) -> int: ...
     @property
     def noise(self) -> float:
@@ -116,7 +126,11 @@ class LikelihoodEvaluator:
         h: typing.Annotated[numpy.typing.ArrayLike, numpy.int32, "[m, n]"],
         x: typing.Annotated[numpy.typing.ArrayLike, numpy.float64, "[m, n]"],
         y: typing.Annotated[numpy.typing.ArrayLike, numpy.float64, "[m, 1]"],
-    ) -> None: ...
+        extra_noise: typing.Annotated[numpy.typing.ArrayLike, numpy.float64, "[m, 1]"] | None = None,
+    ) -> None:
+        """
+        The likelihood of the GP of K + noise I + diag(extra_noise) (None: no extra noise).
+        """
     @property
     def layout(self) -> HyperparameterLayout: ...
     @property

@@ -9,8 +9,12 @@ categorical values, "acquisition": value}``; the first is the chosen one). With 
 one ``{lambda, noise, lengthscales}`` per objective. Once a model is fitted, ``pruned_in_model``
 and ``failed_in_model`` count the pruned and failed trials it learnt from and, when some trial
 failed, ``p_success`` is the success model's probability that the chosen point does not fail
-(docs/pruning-and-failures.md). The note renders these as tables, so that
-optuna-dashboard shows why a trial was chosen (its note API: ``optuna_dashboard.save_note``).
+(docs/pruning-and-failures.md). With one objective, ``prediction`` is the model's prediction of
+the trial's value at the suggested point (``{"mean", "sd"}`` in the objective's units, noise
+excluded; left out where it is not finite); a pruned trial gets ``pruned_final`` when it is pruned
+(from the sampler object that sampled it): its last step and the final value (mean, sd) that the
+model reads from its curve (``pruned_trials="curve-..."``). The note renders these as tables, so
+that optuna-dashboard shows why a trial was chosen (its note API: ``optuna_dashboard.save_note``).
 """
 
 from __future__ import annotations
@@ -91,6 +95,20 @@ def trial_states_markdown(diagnostics: Mapping[str, Any]) -> list[str]:
     return ["", text]
 
 
+def prediction_markdown(diagnostics: Mapping[str, Any]) -> list[str]:
+    """The model's prediction of this trial's value and, for a pruned trial, the final value the
+    model reads from its curve."""
+    lines = []
+    if "prediction" in diagnostics:
+        p = diagnostics["prediction"]
+        lines += ["", f"**Predicted value** (the model, at this point): {_cell(p['mean'])} ± {_cell(p['sd'])}"]
+    if "pruned_final" in diagnostics:
+        p = diagnostics["pruned_final"]
+        lines += ["", f"**Pruned at step {p['step']}**; the model reads its final value as {_cell(p['mean'])} ± {_cell(p['sd'])} "
+                  "(from the complete trials' curves when it was pruned)"]
+    return lines
+
+
 def diagnostics_markdown(diagnostics: Mapping[str, Any]) -> str:
     """The Markdown note of one trial's diagnostics (see the module docstring for the keys)."""
     phase = diagnostics.get("phase", "?")
@@ -100,6 +118,7 @@ def diagnostics_markdown(diagnostics: Mapping[str, Any]) -> str:
     if top:
         lines += ["", f"**Top value proposals** ({acquisition} of each categorical combination, best first)", ""]
         lines += proposals_markdown(top, acquisition)
+    lines += prediction_markdown(diagnostics)
     lines += trial_states_markdown(diagnostics)
     if "objectives" in diagnostics:
         models = list(diagnostics["objectives"])

@@ -19,7 +19,7 @@ import scipy.optimize
 
 from optuna_vpbo import _core
 from optuna_vpbo._hyperparameters import HyperparameterLayout, hyperparameter_layout
-from optuna_vpbo._output_transforms import FittedTransform, OutputTransform
+from optuna_vpbo._output_transforms import FittedTransform, OutputTransform, target_variances
 from optuna_vpbo._priors import NegativeLogPrior, negative_log_prior
 from optuna_vpbo._subsets import training_subset
 
@@ -92,17 +92,18 @@ class GPHyperparameters:
         """Whether these hyperparameters have the shape of a model with ``n_numeric`` dimensions."""
         return len(self.lengthscales) == n_numeric
 
-    def make_gp(self, h: np.ndarray, x: np.ndarray, y: np.ndarray) -> _core.MixedGP:
-        """The GP on (h, x, y), its training points grouped by the level of the categorical with
-        the most levels: the posterior does not depend on their order, and the value proposals'
+    def make_gp(self, h: np.ndarray, x: np.ndarray, y: np.ndarray, extra_noise: np.ndarray | None = None) -> _core.MixedGP:
+        """The GP on (h, x, y) (``extra_noise``: None, or a noise variance per point added to the
+        shared one), its training points grouped by the level of the categorical with the most
+        levels: the posterior does not depend on their order, and the value proposals'
         triangular solves for that variable's levels then skip the rows above each level
         (``native/proposals.cpp``)."""
         order = grouped_by_level(h)
-        return self.gp_in_order(h[order], x[order], y[order])
+        return self.gp_in_order(h[order], x[order], y[order], None if extra_noise is None else extra_noise[order])
 
-    def gp_in_order(self, h: np.ndarray, x: np.ndarray, y: np.ndarray) -> _core.MixedGP:
+    def gp_in_order(self, h: np.ndarray, x: np.ndarray, y: np.ndarray, extra_noise: np.ndarray | None = None) -> _core.MixedGP:
         """The GP on (h, x, y), its training points in the given order."""
-        return _core.MixedGP(h, x, y, self.lengthscales, self.variance, self.lam, self.noise)
+        return _core.MixedGP(h, x, y, self.lengthscales, self.variance, self.lam, self.noise, extra_noise)
 
 
 def grouped_by_level(h: np.ndarray) -> np.ndarray:
@@ -140,6 +141,7 @@ def fit_hyperparameters(
     lam_bounds: tuple[float, float] = LAMBDA_BOUNDS,
     variance_bounds: tuple[float, float] = VARIANCE_BOUNDS,
     prior: str = "none",
+    extra_noise: np.ndarray | None = None,
 ) -> GPHyperparameters:
     """Maximum-likelihood (``prior="none"``) or maximum-a-posteriori hyperparameters (a prior of
     ``_priors``) from ``n_restarts`` L-BFGS-B runs.
@@ -151,7 +153,8 @@ def fit_hyperparameters(
     ``lam_bounds`` (a sub-interval of [0, 1]) and ``variance_bounds`` bound lambda and the output
     variance; equal bounds fix them, as CoCaBO fixes the variance at 1 and optionally the mix at
     0.5; lambda = 1 with no categorical column gives a plain Matern GP. A warm start of another
-    shape is not used.
+    shape is not used. ``extra_noise`` (None, or a variance per observation) is noise known beside
+    the fitted one (``MixedGP``'s).
     """
     layout = hyperparameter_layout(x.shape[1])
     bounds = theta_bounds(layout, lam_bounds, variance_bounds)
@@ -161,7 +164,7 @@ def fit_hyperparameters(
         warm_start = GPHyperparameters.default(layout.n_numeric)
     starts = [np.clip(warm_start.to_theta(), lows, highs)]
     starts += [rng.uniform(lows, highs) for _ in range(max(0, n_restarts - 1))]
-    likelihood = _core.LikelihoodEvaluator(h, x, y)
+    likelihood = _core.LikelihoodEvaluator(h, x, y, extra_noise)
     evaluator = _posterior_objective(likelihood, negative_log_prior(prior), layout)
     best_theta, best_value, failures = _best_of_starts(evaluator, starts, bounds)
     if not math.isfinite(best_value):
@@ -298,9 +301,10 @@ class ModelCache:
         transform: OutputTransform,
         rng: np.random.Generator,
         store: FitStore | None = None,
+        value_variances: np.ndarray | None = None,
     ) -> tuple[np.ndarray, GPHyperparameters, FittedTransform]:
         """The targets of ``values``, the hyperparameters and the fitted output transform of the
-        model ``key``."""
+        model ``key``; a fit sees the ``value_variances`` (None: none) as extra noise."""
         n = len(h)
         cached = self._fits.get(key)
         if cached is None and store is not None and n >= LONG_STUDY:
@@ -312,8 +316,10 @@ class ModelCache:
         warm_start = cached.hyperparameters if cached is not None else None
         subset = training_subset(h, y, FIT_MAX_POINTS)
         n_restarts = self._schedule.restarts(n, warm_start is not None)
+        extra = target_variances(fitted_transform, values, value_variances)
         fitted = fit_hyperparameters(
-            h[subset], x[subset], y[subset], rng=rng, n_restarts=n_restarts, warm_start=warm_start, prior=self._prior
+            h[subset], x[subset], y[subset], rng=rng, n_restarts=n_restarts, warm_start=warm_start, prior=self._prior,
+            extra_noise=None if extra is None else extra[subset],
         )
         self._fits[key] = ModelFit(n, fitted, fitted_transform)
         if store is not None and n >= LONG_STUDY:
@@ -322,17 +328,19 @@ class ModelCache:
 
     def gp(
         self, key: tuple[str, ...], numbers: np.ndarray, data: tuple[np.ndarray, np.ndarray, np.ndarray],
-        hyperparameters: GPHyperparameters,
+        hyperparameters: GPHyperparameters, extra_noise: np.ndarray | None = None,
     ) -> tuple[_core.MixedGP, np.ndarray]:
-        """The GP of model ``key`` on ``data = (h, x, y)`` of the trials ``numbers``, and the
-        order of the data in it (indices; a subset beyond ``GP_MAX_POINTS`` observations).
+        """The GP of model ``key`` on ``data = (h, x, y)`` of the trials ``numbers`` (with their
+        ``extra_noise``, None: none), and the order of the data in it (indices; a subset beyond
+        ``GP_MAX_POINTS`` observations).
 
         In a long study (``LONG_STUDY`` training points), the last GP grows by the trials it has
         not seen when its hyperparameters are still the current ones and all its training trials
         are still in the data; else the GP is built anew, from the ``training_subset`` grouped by
         level (``GPHyperparameters.make_gp``), as every trial of a short study does, so that short
         studies stay bit for bit what they were (a grown factor differs from a new one by
-        round-off). Trials left out of a subset stay out until the next rebuild."""
+        round-off). Trials left out of a subset stay out until the next rebuild, and a grown GP
+        keeps the extra noise its earlier trials had when they joined it."""
         h, x, y = data
         built = self._gps.get(key)
         if built is not None and built.hyperparameters is hyperparameters and len(built.numbers) >= LONG_STUDY:
@@ -340,7 +348,7 @@ class ModelCache:
             if order is not None:
                 new = order[len(built.numbers) :]
                 try:
-                    gp = built.gp.extended(h[new], x[new], y[order])
+                    gp = built.gp.extended(h[new], x[new], y[order], None if extra_noise is None else extra_noise[new])
                 except _core.NumericalError:
                     pass  # the round-off of the update: the GP is built anew below
                 else:
@@ -348,7 +356,7 @@ class ModelCache:
                     return gp, order
         subset = training_subset(h, y, GP_MAX_POINTS)
         order = subset[grouped_by_level(h[subset])]
-        gp = hyperparameters.gp_in_order(h[order], x[order], y[order])
+        gp = hyperparameters.gp_in_order(h[order], x[order], y[order], None if extra_noise is None else extra_noise[order])
         self._gps[key] = BuiltGP(hyperparameters, numbers[order], np.unique(numbers), gp)
         return gp, order
 

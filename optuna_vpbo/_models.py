@@ -13,7 +13,13 @@ from optuna.trial import FrozenTrial
 from optuna_vpbo import _core
 from optuna_vpbo._fit import FitStore, GPHyperparameters, ModelCache
 from optuna_vpbo._optuna_compat import trial_constraints
-from optuna_vpbo._output_transforms import ConstraintStandardize, FittedConstraintStandardize, OutputTransform
+from optuna_vpbo._output_transforms import (
+    ConstraintStandardize,
+    FittedConstraintStandardize,
+    FittedTransform,
+    OutputTransform,
+    target_variances,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -25,6 +31,8 @@ class ObjectiveModel:
     targets: np.ndarray
     hyperparameters: GPHyperparameters
     believed: np.ndarray
+    transform: FittedTransform | None = None  # values -> targets, as fitted for this model
+    values: np.ndarray | None = None  # the values the targets came from
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,19 +68,22 @@ def objective_model(
     transform: OutputTransform,
     pending: tuple[np.ndarray, np.ndarray],
     rng: np.random.Generator,
+    value_variances: np.ndarray | None = None,
 ) -> ObjectiveModel:
     """The model of the objective ``values`` of ``data``, conditioned on the ``pending`` points
     (h, x) at its posterior mean there (the kriging believer: the mean is kept and the variance
     shrinks, so that workers spread out); the believer's GP is the model's GP grown by the
-    pending points."""
-    y, hyperparameters, _ = cache.fit_or_reuse(key, data.h, data.x, values, transform, rng, data.store)
-    gp, order = cache.gp(key, data.numbers, (data.h, data.x, y), hyperparameters)
+    pending points. ``value_variances`` (None: none): how uncertain each value is (a pruned
+    trial's predicted final value), extra noise of its observation in the fit and the GP."""
+    y, hyperparameters, fitted = cache.fit_or_reuse(key, data.h, data.x, values, transform, rng, data.store, value_variances)
+    extra = target_variances(fitted, values, value_variances)
+    gp, order = cache.gp(key, data.numbers, (data.h, data.x, y), hyperparameters, extra)
     h_pending, x_pending = pending
     if not len(h_pending):
-        return ObjectiveModel(gp, y, hyperparameters, np.zeros(0))
+        return ObjectiveModel(gp, y, hyperparameters, np.zeros(0), fitted, values)
     mean, _ = gp.predict(h_pending, x_pending)
     believer = gp.extended(h_pending, x_pending, np.concatenate([y[order], mean]))
-    return ObjectiveModel(believer, y, hyperparameters, mean)
+    return ObjectiveModel(believer, y, hyperparameters, mean, fitted, values)
 
 
 def constraint_models(
@@ -115,3 +126,29 @@ def _constraint_model(
     assert isinstance(transform, FittedConstraintStandardize)  # what ConstraintStandardize fits
     gp, _ = cache.gp(key, data.numbers, (data.h, data.x, g), hyperparameters)
     return ConstraintModel(gp, transform.threshold(values))
+
+
+def predicted_value(model: ObjectiveModel, h_row: np.ndarray, x: np.ndarray) -> tuple[float, float] | None:
+    """The model's prediction of the objective value at one point (h_row: k codes, x: d), mean and
+    standard deviation in the objective's own units (noise excluded): the GP's targets mapped back
+    through the output transform, by interpolation between the observed (target, value) pairs
+    (the transform is monotone) and its slope beyond them; the standard deviation by the slope
+    at the nearest observed value. None when the model keeps no values or the prediction is not
+    finite in the objective's units."""
+    if model.transform is None or model.values is None or not len(model.values):
+        return None
+    mean, variance = model.gp.predict(h_row.reshape(1, -1), x.reshape(1, -1))
+    order = np.argsort(model.targets, kind="stable")
+    targets, values = model.targets[order], np.asarray(model.values, dtype=np.float64)[order]
+    slopes = model.transform.slopes(model.values)[order]
+    target = float(mean[0])
+    nearest = int(np.argmin(np.abs(targets - target)))
+    slope = float(slopes[nearest])
+    if not (math.isfinite(slope) and slope != 0.0 and math.isfinite(target)):
+        return None  # a transform whose slope under- or overflowed (values near the float limit)
+    if targets[0] <= target <= targets[-1]:
+        value = float(np.interp(target, targets, values))
+    else:
+        value = float(values[nearest] + (target - targets[nearest]) / slope)
+    sd = math.sqrt(max(float(variance[0]), 0.0)) / abs(slope)
+    return (value, sd) if math.isfinite(value) and math.isfinite(sd) else None

@@ -135,3 +135,15 @@ def save_dashboard_note(study: Study, trial: FrozenTrial, markdown: str) -> bool
         return False
     save_note_with_version(study._storage, study._study_id, trial._trial_id, version + 1, markdown)
     return True
+
+
+def percentile_pruner_rule(pruner: Any) -> tuple[float, int] | None:
+    """(percentile, n_min_trials) of a ``PercentilePruner`` (``MedianPruner`` is one), unwrapped
+    from a ``PatientPruner``; None for any other pruner, or where Optuna's private attributes
+    (``_wrapped_pruner``, ``_percentile``, ``_n_min_trials``) are missing."""
+    if isinstance(pruner, optuna.pruners.PatientPruner):
+        pruner = getattr(pruner, "_wrapped_pruner", None)
+    if not isinstance(pruner, optuna.pruners.PercentilePruner):
+        return None
+    percentile, n_min_trials = getattr(pruner, "_percentile", None), getattr(pruner, "_n_min_trials", 1)
+    return None if percentile is None else (float(percentile), int(n_min_trials))

@@ -33,6 +33,12 @@ class FittedTransform(abc.ABC):
     @abc.abstractmethod
     def __call__(self, values: np.ndarray) -> np.ndarray: ...
 
+    def slopes(self, values: np.ndarray) -> np.ndarray:
+        """d target_i / d value_i of ``self(values)`` with the call's standardisations held fixed:
+        what turns a value's standard deviation into the target's (a first-order delta method).
+        Objective transforms only."""
+        raise NotImplementedError(f"{type(self).__name__} has no slopes")
+
 
 class OutputTransform(abc.ABC):
     """How values of one direction become targets; ``fit`` returns the fitted transform."""
@@ -54,6 +60,28 @@ def standardize(y: np.ndarray) -> np.ndarray:
     return (y - y.mean()) / (spread if spread > 0 else 1.0)
 
 
+def _spread(y: np.ndarray) -> float:
+    """The standard deviation ``standardize`` divides ``y`` by (1 for a constant); for values of
+    ordinary magnitude (``_inverse_spread`` for any)."""
+    spread = float(np.std(y))
+    return spread if spread > 0 else 1.0
+
+
+def _inverse_spread(y: np.ndarray) -> float:
+    """d standardize(y)_i / d y_i: 1 / the standard deviation, computed as ``standardize`` does on
+    ``unit_scaled(y)`` with the power of two put back into the inverse (where it underflows
+    rather than overflows: values on a 1e300 scale have slopes near 1e-300)."""
+    scaled = unit_scaled(y)
+    inverse = 1.0 / _spread(scaled)
+    if scaled is y:
+        return inverse
+    return float(np.ldexp(inverse, -int(np.frexp(float(np.max(np.abs(y))))[1])))
+
+
+def _orientation(direction: StudyDirection) -> float:
+    return -1.0 if direction == StudyDirection.MINIMIZE else 1.0
+
+
 def _to_maximize(values: np.ndarray, direction: StudyDirection) -> np.ndarray:
     """Finite values (``finite_values``), negated for minimisation."""
     y = finite_values(values)
@@ -66,6 +94,9 @@ class FittedStandardize(FittedTransform):
 
     def __call__(self, values: np.ndarray) -> np.ndarray:
         return standardize(_to_maximize(values, self.direction))
+
+    def slopes(self, values: np.ndarray) -> np.ndarray:
+        return np.full(len(values), _orientation(self.direction) * _inverse_spread(_to_maximize(values, self.direction)))
 
 
 class Standardize(OutputTransform):
@@ -99,6 +130,22 @@ class FittedYeoJohnson(FittedTransform):
         if exponent is None:
             return z
         return standardize(scipy.stats.yeojohnson(z, lmbda=exponent))
+
+    def slopes(self, values: np.ndarray) -> np.ndarray:
+        oriented = _to_maximize(values, self.direction)
+        first = _orientation(self.direction) * _inverse_spread(oriented)
+        z = standardize(oriented)
+        exponent = self.exponent if self.exponent is not None else _yeo_johnson_exponent(z)
+        if exponent is None:
+            return np.full(len(values), first)
+        second = _spread(scipy.stats.yeojohnson(z, lmbda=exponent))
+        return first * yeo_johnson_derivative(z, exponent) / second
+
+
+def yeo_johnson_derivative(z: np.ndarray, exponent: float) -> np.ndarray:
+    """d/dz of the Yeo-Johnson transform: (1 + z)^(exponent - 1) for z >= 0, (1 - z)^(1 - exponent)
+    below."""
+    return np.where(z >= 0, np.power(1.0 + np.abs(z), exponent - 1.0), np.power(1.0 + np.abs(z), 1.0 - exponent))
 
 
 class YeoJohnson(OutputTransform):
@@ -140,6 +187,19 @@ class ConstraintStandardize(OutputTransform):
 
     def fit(self, values: np.ndarray) -> FittedConstraintStandardize:
         return FittedConstraintStandardize()
+
+
+# Targets are standardised: an extra noise variance beyond this says nothing more than "unknown".
+MAX_TARGET_VARIANCE = 1e6
+
+
+def target_variances(fitted: FittedTransform, values: np.ndarray, value_variances: np.ndarray | None) -> np.ndarray | None:
+    """The variances of ``values`` (in their own units; None: none) in the units of the targets
+    ``fitted(values)``: times the squared slope of the transform at each value."""
+    if value_variances is None:
+        return None
+    variances = np.asarray(value_variances, dtype=np.float64) * fitted.slopes(values) ** 2
+    return np.clip(np.nan_to_num(variances, nan=0.0, posinf=MAX_TARGET_VARIANCE), 0.0, MAX_TARGET_VARIANCE)
 
 
 _BY_NAME: dict[str, type[OutputTransform]] = {

@@ -34,6 +34,7 @@ from optuna_vpbo._models import (
     ObjectiveModel,
     constraint_models,
     objective_model,
+    predicted_value,
     success_model,
 )
 from optuna_vpbo._multi_objective import MAX_FRONT_STARTS, feasible_front, scalar_values, uses_hypervolume
@@ -51,7 +52,14 @@ from optuna_vpbo._repeat_policy import may_repeat_complete
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import VPBOSettings
 from optuna_vpbo._tree_encoder import TreeEncoder
-from optuna_vpbo._trial_states import finished_trials, impute_failed_values, impute_pruned_values, success_labels
+from optuna_vpbo._trial_states import (
+    CURVE_MODES,
+    finished_trials,
+    impute_failed_values,
+    impute_pruned_values,
+    pruned_evidence,
+    success_labels,
+)
 
 # How many of the best value proposals the diagnostics keep.
 N_RANKING = 5
@@ -86,6 +94,9 @@ class _Observations:
     key: tuple[str, ...]  # the model cache's key of this space
     imputed: list[FrozenTrial]  # the objective model's rows after the complete trials
     finished: tuple[np.ndarray, np.ndarray]  # (h, x) of the complete, pruned and failed trials
+    # Per objective row, the variance of its value (pruned trials' predicted final values); None
+    # when every value is taken as observed.
+    value_variances: np.ndarray | None = None
 
     @property
     def taken(self) -> tuple[np.ndarray, np.ndarray]:
@@ -149,7 +160,8 @@ class TrialPipeline:
         repeat_complete = observed.may_repeat_complete(self._settings.complete_repeats, models)
         repeats = observed.repeats(complete_too=not repeat_complete)
         if n_finished < self._settings.n_startup_trials:
-            return _search_initialization(models[0], observed, candidates, rng, diagnostics, repeats)
+            design = _search_initialization(models[0], observed, candidates, rng, diagnostics, repeats)
+            return _with_prediction(design, models, observed)
         if hypervolume:
             term = _acquisition.log_expected_hypervolume_improvement(models, feasible)
             starts_order = feasible_front(np.column_stack([m.targets for m in models]), feasible)
@@ -167,7 +179,8 @@ class TrialPipeline:
         )
         details = {**phase, "top_proposals": _ranking(proposal, observed.encoder), **diagnostics}
         details |= _repeat_diagnostics(observed, proposal)
-        return _suggestion(proposal, observed.encoder, {**details, **_success_diagnostics(constraints, proposal)})
+        suggestion = _suggestion(proposal, observed.encoder, {**details, **_success_diagnostics(constraints, proposal)})
+        return _with_prediction(suggestion, models, observed)
 
     def _objective_models(
         self, study: Study, observed: _Observations, data: ModelData, hypervolume: bool, rng: np.random.Generator
@@ -180,8 +193,11 @@ class TrialPipeline:
         else:
             values, direction = scalar_values(observed.values, study.directions, rng)
             columns = [(values, observed.key, direction)]
+        variances = observed.value_variances if len(columns) == 1 else None
         return [
-            objective_model(self._cache, key, data, values, make_output_transform(transform, direction), observed.pending, rng)
+            objective_model(
+                self._cache, key, data, values, make_output_transform(transform, direction), observed.pending, rng, variances
+            )
             for values, key, direction in columns
         ]
 
@@ -256,7 +272,9 @@ def _observe(
     finished_h, finished_x = encoder.encode([t.params for t in (*complete, *pruned, *failed)])
     m = len(study.directions)
     values = np.array([t.values for t in complete], dtype=np.float64).reshape(len(complete), m)
-    pruned_values, failed_values = _imputed_values((complete, pruned, failed), study, settings) if m == 1 else (np.zeros(0),) * 2
+    pruned_values, pruned_variances, failed_values = (
+        _imputed_values((complete, pruned, failed), study, settings, trials) if m == 1 else (np.zeros(0), None, np.zeros(0))
+    )
     # The objective model's rows: the complete trials, then the imputed pruned and failed ones.
     rows = np.concatenate([
         np.arange(len(complete) + len(pruned_values)),
@@ -266,21 +284,30 @@ def _observe(
     values = np.vstack([values, np.concatenate([pruned_values, failed_values]).reshape(-1, m)])
     pending = _pending.pending_points(trials, trial, encoder, encoder.active_params)
     key = (study.study_name, repr(sorted(tree.distributions.items())), repr(sorted(tree.conditions.items())))
+    variances = None
+    if pruned_variances is not None and len(pruned_variances):
+        variances = np.concatenate([np.zeros(len(complete)), pruned_variances, np.zeros(len(failed_values))])
     return _Observations(
         encoder, complete, pruned, failed, finished_h[rows], finished_x[rows], values, pending, key,
-        imputed=imputed, finished=(finished_h, finished_x),
+        imputed=imputed, finished=(finished_h, finished_x), value_variances=variances,
     )
 
 
 def _imputed_values(
-    observed_trials: tuple[list[FrozenTrial], list[FrozenTrial], list[FrozenTrial]], study: Study, settings: VPBOSettings
-) -> tuple[np.ndarray, np.ndarray]:
-    """The imputed values of all the pruned trials and of all the failed ones, each empty where
-    the settings ignore them or no complete value exists (``_trial_states``)."""
+    observed_trials: tuple[list[FrozenTrial], list[FrozenTrial], list[FrozenTrial]], study: Study, settings: VPBOSettings,
+    trials: list[FrozenTrial],
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """The imputed values of all the pruned trials (and their variances: None where they are
+    taken as observed) and of all the failed ones, each empty where the settings ignore them or
+    no complete value exists (``_trial_states``)."""
     complete, pruned, failed = observed_trials
-    pruned = pruned if settings.pruned_trials == "impute" else []
     failed = failed if settings.failed_trials in ("impute", "both") else []
-    return impute_pruned_values(complete, pruned, study.direction), impute_failed_values(complete, len(failed), study.direction)
+    failed_values = impute_failed_values(complete, len(failed), study.direction)
+    if settings.pruned_trials in CURVE_MODES:
+        evidence = pruned_evidence(complete, pruned, study.direction, settings.pruned_trials, study.pruner, trials)
+        return evidence.values, evidence.variances, failed_values
+    pruned = pruned if settings.pruned_trials == "impute" else []
+    return impute_pruned_values(complete, pruned, study.direction), None, failed_values
 
 
 def _model_data(study: Study, observed: _Observations) -> ModelData:
@@ -354,6 +381,19 @@ def _state_diagnostics(observed: _Observations, settings: VPBOSettings) -> dict[
     imputed_states = [t.state for t in observed.imputed]
     n_failed = len(observed.failed) if settings.failed_trials != "ignore" else 0
     return {"pruned_in_model": imputed_states.count(TrialState.PRUNED), "failed_in_model": n_failed}
+
+
+def _with_prediction(suggestion: Suggestion, models: list[ObjectiveModel], observed: _Observations) -> Suggestion:
+    """The suggestion with the model's prediction of its value (one objective): ``prediction``,
+    ``{"mean", "sd"}`` in the objective's units (``_models.predicted_value``)."""
+    if len(models) != 1 or observed.values.shape[1] != 1 or not suggestion.params:
+        return suggestion
+    h, x = observed.encoder.encode([suggestion.params])
+    predicted = predicted_value(models[0], h[0], x[0])
+    if predicted is None:
+        return suggestion
+    prediction = {"mean": float(f"{predicted[0]:.6g}"), "sd": float(f"{predicted[1]:.3g}")}
+    return dataclasses.replace(suggestion, diagnostics={**suggestion.diagnostics, "prediction": prediction})
 
 
 def _success_diagnostics(constraints: list[ConstraintModel], proposal: Proposal) -> dict[str, Any]:

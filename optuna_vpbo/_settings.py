@@ -71,8 +71,10 @@ class VPBOSettings:
             Chebyshev scalarisation per trial, one GP on it). ``"parego"``: ParEGO always.
         pruned_trials: ``"impute"``: a pruned trial joins the objective GP at a pessimistic final
             value imputed from its last intermediate value (single objective), and counts toward
-            the initial design; ``"ignore"`` (the paper's): complete trials only
-            (docs/pruning-and-failures.md).
+            the initial design; ``"curve-<map>[-bound]"`` (``map`` linear or rank): at the final
+            value its curve predicts, with the prediction's variance as extra noise of its
+            observation, truncated at the pruner's bar with ``-bound``; ``"ignore"`` (the
+            paper's): complete trials only (docs/pruning-and-failures.md).
         failed_trials: What a trial that failed in the objective (an exception, a NaN) teaches:
             ``"both"``: it joins the objective GP at the upper quartile of the complete values and
             a success GP adds log P(success) to the acquisition; ``"impute"`` or ``"classify"``:

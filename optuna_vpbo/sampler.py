@@ -19,7 +19,7 @@ from optuna_vpbo._independent_sampling import fallback_reason
 from optuna_vpbo._pipeline import TrialPipeline
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import PRESETS, VPBOSettings
-from optuna_vpbo._trial_states import mark_objective_failure
+from optuna_vpbo._trial_states import mark_objective_failure, pruned_prediction
 
 _logger = optuna.logging.get_logger(__name__)
 # What the model honestly cannot do (a kernel matrix that cannot be factorised): the trial then
@@ -103,6 +103,8 @@ class VPBOSampler(BaseSampler):
             raise TypeError(f"constraints_func must be callable or None, got {constraints_func!r}.")
         self._settings = resolve_settings(preset, settings, n_startup_trials)
         self._record_proposals = record_proposals
+        # The diagnostics recorded for each running trial, by (study name, trial number).
+        self._recorded: dict[tuple[str, int], dict[str, Any]] = {}
         self._base_seed = seed_entropy(seed)
         self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
         self._warn_independent_sampling = warn_independent_sampling
@@ -126,6 +128,7 @@ class VPBOSampler(BaseSampler):
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         del state["_lock"]
+        state["_recorded"] = {}  # the running trials of this process only
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -178,6 +181,18 @@ class VPBOSampler(BaseSampler):
     def _record(self, study: Study, trial: FrozenTrial, diagnostics: dict[str, Any]) -> None:
         if self._record_proposals:
             record_diagnostics(study, trial, diagnostics)
+            # Kept until after_trial, which adds to them: never read back from the storage.
+            self._recorded[(study.study_name, trial.number)] = diagnostics
+
+    def _record_pruned_prediction(self, study: Study, trial: FrozenTrial, recorded: dict[str, Any] | None) -> None:
+        """Add to a pruned trial's diagnostics (``recorded``: those this sampler object wrote for
+        it; None: sampled elsewhere, left as they are) what the model reads from its curve: the
+        final value predicted when it was pruned (``pruned_final``)."""
+        if recorded is None:
+            return
+        prediction = pruned_prediction(study, trial, self._settings.pruned_trials)
+        if prediction is not None:
+            record_diagnostics(study, trial, {**recorded, "pruned_final": prediction})
 
     def sample_independent(
         self,
@@ -215,6 +230,9 @@ class VPBOSampler(BaseSampler):
         if state == TrialState.FAIL:
             # Only failures that pass here are the configuration's (docs/pruning-and-failures.md).
             mark_objective_failure(study, trial)
+        recorded = self._recorded.pop((study.study_name, trial.number), None)
+        if state == TrialState.PRUNED and self._record_proposals:
+            self._record_pruned_prediction(study, trial, recorded)
         if self._constraints_func is not None:
             _optuna_compat.process_constraints_after_trial(self._constraints_func, study, trial, state)
         self._independent_sampler.after_trial(study, trial, state, values)

@@ -8,7 +8,8 @@ import sys
 import optuna
 import pytest
 
-from optuna_vpbo import VPBOSampler
+from conftest import value_of
+from optuna_vpbo import VPBOSampler, VPBOSettings
 from optuna_vpbo._diagnostics import diagnostics_markdown, record_diagnostics
 
 SINGLE = {
@@ -106,3 +107,48 @@ def test_sampler_notes_name_the_combination_the_trial_got() -> None:
     note = optuna_dashboard.get_note(optuna.Trial(study, last._trial_id))
     assert note == diagnostics_markdown(diagnostics)
     assert f"| **chosen** | kind={last.params['kind']} |" in note
+
+
+def test_markdown_gives_the_predicted_value_and_a_pruned_trials_final_value() -> None:
+    text = diagnostics_markdown({**SINGLE, "prediction": {"mean": 0.0431, "sd": 0.0052}})
+    assert "**Predicted value** (the model, at this point): 0.0431 ± 0.0052" in text
+    text = diagnostics_markdown({**SINGLE, "pruned_final": {"step": 4, "mean": 0.12, "sd": 0.03}})
+    assert "**Pruned at step 4**; the model reads its final value as 0.12 ± 0.03" in text
+
+
+def test_sampler_records_predictions_and_what_a_pruned_curve_says() -> None:
+    """A trial chosen by the model carries the model's prediction of its value, near the value it
+    got on a smooth objective; a pruned trial carries the final value read from its curve, between
+    its last value less 0.5 (the curves improve by 0.5 / step) and the smaller of that value and
+    the worst complete value at the time."""
+
+    def objective(trial: optuna.Trial) -> float:
+        x = trial.suggest_float("x", 0.0, 1.0)
+        kind = trial.suggest_categorical("kind", ["a", "b"])
+        final = (x - 0.3) ** 2 + (0.2 if kind == "b" else 0.0)
+        for step in range(1, 11):
+            trial.report(final + 0.5 / step, step)
+            if trial.should_prune():
+                raise optuna.TrialPruned()
+        return final
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    sampler = VPBOSampler(seed=0, n_startup_trials=8, record_proposals=True,
+                          settings=VPBOSettings(n_startup_trials=8, pruned_trials="curve-linear"))
+    study = optuna.create_study(sampler=sampler, pruner=optuna.pruners.MedianPruner(n_startup_trials=3, n_warmup_steps=1))
+    study.optimize(objective, n_trials=30)
+    complete = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
+    predicted = [t for t in complete if "prediction" in t.user_attrs.get("vpbo", {})]
+    assert predicted
+    for trial in predicted:
+        prediction = trial.user_attrs["vpbo"]["prediction"]
+        assert prediction["sd"] >= 0 and abs(prediction["mean"] - trial.value) < 3 * prediction["sd"] + 0.05
+    pruned = [t for t in study.trials if t.state == optuna.trial.TrialState.PRUNED]
+    assert pruned
+    for trial in pruned:
+        final = trial.user_attrs["vpbo"]["pruned_final"]
+        assert trial.last_step is not None
+        last = trial.intermediate_values[trial.last_step]
+        worst = max(value_of(t) for t in complete if t.number < trial.number)
+        assert final["step"] == trial.last_step and final["sd"] >= 0
+        assert min(last - 0.5, worst) - 1e-6 <= final["mean"] <= min(last, worst) + 1e-6

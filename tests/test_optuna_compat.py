@@ -17,6 +17,7 @@ from optuna_vpbo._optuna_compat import (
     get_study_system_attrs,
     get_trials,
     independent_sampling_warning,
+    percentile_pruner_rule,
     process_constraints_after_trial,
     save_dashboard_note,
     set_study_system_attr,
@@ -170,3 +171,15 @@ def test_a_short_constrained_study_reaches_the_model(constraints: str) -> None:
     assert phases == ["random", "random", "mes", "mes"] + ["proposals"] * 4, phases
     assert all(any(k.startswith("vpbo:relative_params") for k in t.system_attrs) for t in study.trials[2:])
     assert len({tuple(sorted(t.params.items())) for t in study.trials}) == 8
+
+
+def test_percentile_pruner_rule_reads_the_pruners_private_attributes() -> None:
+    """The private attributes exist under these names: a renamed one gives None (no bar: the curve
+    modes' ``-bound`` then truncate nothing), which this test catches."""
+    assert percentile_pruner_rule(optuna.pruners.MedianPruner(n_min_trials=3)) == (50.0, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        patient = optuna.pruners.PatientPruner(optuna.pruners.PercentilePruner(25.0), patience=2)
+    assert percentile_pruner_rule(patient) == (25.0, 1)
+    assert percentile_pruner_rule(optuna.pruners.SuccessiveHalvingPruner()) is None
+    assert percentile_pruner_rule(None) is None

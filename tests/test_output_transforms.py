@@ -3,18 +3,22 @@ from their textbook definitions."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 import scipy.stats
 from optuna.study import StudyDirection
 
 from optuna_vpbo._output_transforms import (
+    MAX_TARGET_VARIANCE,
     OUTPUT_TRANSFORMS,
     ConstraintStandardize,
     FittedYeoJohnson,
     Standardize,
     YeoJohnson,
     make_output_transform,
+    target_variances,
 )
 
 MIN, MAX = StudyDirection.MINIMIZE, StudyDirection.MAXIMIZE
@@ -113,3 +117,59 @@ def test_factory_rejects_unknown_names(name: object) -> None:
 def test_direction_is_validated() -> None:
     with pytest.raises(ValueError, match="direction"):
         Standardize("minimize")  # type: ignore[arg-type]
+
+
+def _frozen_yeo_johnson(values: np.ndarray, direction: StudyDirection, exponent: float) -> Callable[[float], float]:
+    """The fitted Yeo-Johnson transform of ``values`` as a function of one value, every
+    standardisation constant frozen at ``values``' (SciPy's Yeo-Johnson)."""
+    oriented = values if direction == StudyDirection.MAXIMIZE else -values
+    mean1, sd1 = oriented.mean(), oriented.std()
+    transformed = scipy.stats.yeojohnson((oriented - mean1) / sd1, lmbda=exponent)
+    mean2, sd2 = transformed.mean(), transformed.std()
+    sign = 1.0 if direction == StudyDirection.MAXIMIZE else -1.0
+    return lambda v: float((scipy.stats.yeojohnson(np.atleast_1d((sign * v - mean1) / sd1), lmbda=exponent)[0] - mean2) / sd2)
+
+
+@pytest.mark.parametrize("direction", [StudyDirection.MINIMIZE, StudyDirection.MAXIMIZE])
+def test_slopes_are_the_derivatives_with_the_standardisation_frozen(direction: StudyDirection) -> None:
+    rng = np.random.default_rng(7)
+    values = np.exp(rng.standard_normal(40))  # a heavy tail: an exponent far from 1
+    fitted = YeoJohnson(direction).fit(values)
+    assert fitted.exponent is not None and abs(fitted.exponent - 1.0) > 0.2
+    frozen = _frozen_yeo_johnson(values, direction, fitted.exponent)
+    np.testing.assert_allclose(frozen(values[0]), fitted(values)[0], rtol=1e-10)
+    eps = 1e-6
+    numeric = [(frozen(v + eps) - frozen(v - eps)) / (2 * eps) for v in values]
+    np.testing.assert_allclose(fitted.slopes(values), numeric, rtol=1e-5)
+    standardize = Standardize(direction).fit(values)
+    sign = 1.0 if direction == StudyDirection.MAXIMIZE else -1.0
+    np.testing.assert_allclose(standardize.slopes(values), sign / values.std(), rtol=1e-12)
+
+
+def test_target_variances_scale_by_the_squared_slope() -> None:
+    values = np.array([1.0, 2.0, 4.0, 8.0])
+    fitted = Standardize(StudyDirection.MINIMIZE).fit(values)
+    assert target_variances(fitted, values, None) is None
+    variances = target_variances(fitted, values, np.array([0.0, 1.0, np.inf, 4.0]))
+    assert variances is not None
+    np.testing.assert_allclose(variances, [0.0, 1.0 / values.var(), MAX_TARGET_VARIANCE, 4.0 / values.var()])
+
+
+@pytest.mark.parametrize("scale", [1e300, 5e307, 1e-300])
+@pytest.mark.parametrize("transform", [Standardize, YeoJohnson])
+def test_slopes_of_extreme_values_are_finite_and_scale_with_the_values(
+    transform: type[Standardize] | type[YeoJohnson], scale: float
+) -> None:
+    """Values near the float limit: slopes are computed as ``standardize`` scales (a power of
+    two), so the spread does not overflow into a zero slope (issue 28's predictions divide by it)."""
+    rng = np.random.default_rng(2)
+    base = rng.standard_normal(40) + 0.5
+    direction = StudyDirection.MINIMIZE
+    ordinary = transform(direction).fit(base).slopes(base)
+    with np.errstate(over="raise", invalid="raise", divide="raise"):  # underflow is numpy's silent default
+        extreme = transform(direction).fit(base * scale).slopes(base * scale)
+    assert np.all(np.isfinite(extreme)) and np.all(extreme != 0)
+    # Scaled values round differently, and Yeo-Johnson's fitted exponent follows by ~1e-8; slopes
+    # near 2e-308 lose digits as subnormals.
+    rel = 1e-9 if transform is Standardize and scale != 5e307 else 1e-6
+    np.testing.assert_allclose(extreme * scale, ordinary, rtol=rel)

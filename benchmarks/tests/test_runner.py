@@ -54,6 +54,20 @@ def test_overhead_measures_the_window_and_the_floor_grows_with_n() -> None:
     assert f"| {overhead.CASE_LABELS['func2c']} | 15 | 30 | " in table
 
 
+def test_overhead_curve_cases_report_at_least_20_steps_and_prune_three_in_four() -> None:
+    import optuna
+
+    for case, pruned in (("func2c_curves", 0), ("func2c_curves_pruned", 3)):
+        objective, direction, _ = overhead.CASES[case]
+        study = optuna.create_study(direction=direction, sampler=optuna.samplers.RandomSampler(seed=0))
+        study.optimize(objective, n_trials=8)
+        states = [t.state for t in study.trials]
+        assert states.count(optuna.trial.TrialState.PRUNED) == 2 * pruned
+        assert all(len(t.intermediate_values) >= overhead.MIN_PRUNED_STEPS for t in study.trials)
+        complete = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
+        assert all(len(t.intermediate_values) == overhead.CURVE_STEPS for t in complete)
+
+
 def test_overhead_results_round_trip_and_draw(tmp_path: Path) -> None:
     measurements = [overhead.measure("func2c", name, n_trials=12, window=2) for name in ("vpbo", "random")]
     path = tmp_path / "overhead.json"

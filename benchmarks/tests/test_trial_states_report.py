@@ -60,7 +60,7 @@ def test_report_tables_by_hand(tmp_path: Path) -> None:
     for record in RECORDS:
         append_record(tmp_path, record)
     main(["trial-states", "report", "--out", str(tmp_path), "--half", "tuning", "--samplers", "vpbo,tpe,random",
-          "--checkpoints", "2,5", "--compute-trial", "3", "--design-trials", "2"])
+          "--checkpoints", "2,5", "--design-trials", "2"])
     text = (tmp_path / "TRIAL-STATES-tuning.md").read_text()
     assert not (tmp_path / "TRIAL-STATES-held-out.md").exists()
     lines = text.splitlines()
@@ -74,14 +74,19 @@ def test_report_tables_by_hand(tmp_path: Path) -> None:
     # (90th-percentile seed of two: the 2nd smallest, no standard error below three seeds)
     assert row(PROBLEM, "vpbo", "2", "0.55 ± 0.05 / 0.6")
     assert row(PROBLEM, "tpe", "2", "0.7 ± 0.1 / 0.8")
-    # paired: trial 2 -0.1, -0.2 -> -0.15 ± 0.05; trial 5: 0.3-0.1, 0.2-0.5 -> -0.05 ± 0.25
-    assert row(PROBLEM, "tpe", "-0.15 ± 0.05 (n=2)", "-0.05 ± 0.25 (n=2)")
-    assert row(PROBLEM, "random", "+0.15 (n=1)", "+0 (n=1)")  # 0.5 - 0.35; 0.3 - 0.3
-    # equal compute: budget (44 + 60) / 2 = 52 epochs; vpbo (0.3, 0.6), tpe (0.2, 0.8): -0.05 ± 0.15
-    assert "0.45 ± 0.15" in row(PROBLEM, "52 epochs", "vpbo")
-    tpe_row = row(PROBLEM, "52 epochs", "tpe")
-    assert "-0.05 ± 0.15 (n=2)" in tpe_row and tpe_row.endswith("| 0 of 2 |")
-    assert row(PROBLEM, "52 epochs", "random").endswith("| 1 of 1 |")
+    # paired: trial 2 -0.1, -0.2 -> -0.15 ± 0.05, signed-rank p of two negative differences 2/4;
+    # trial 5: 0.3-0.1, 0.2-0.5 -> -0.05 ± 0.25, one of each sign: p = 1
+    assert row(PROBLEM, "tpe", "-0.15 ± 0.05 (n=2, p=0.5)", "-0.05 ± 0.25 (n=2, p=1)")
+    assert row(PROBLEM, "random", "+0.15 (n=1, p=1)", "+0 (n=1, p=1)")  # 0.5 - 0.35; 0.3 - 0.3 (all zero: p = 1)
+    # equal compute against tpe by trial 2: budget (24 + 40) / 2 = 32 epochs; vpbo (0.5, 0.7), tpe (0.6, 0.9)
+    assert row(PROBLEM, "tpe", "2", "32 epochs", "0.6 ± 0.1 / 0.7", "0.75 ± 0.15 / 0.9", "-0.15 ± 0.05 (n=2, p=0.5)",
+               "0 of 2 / 0 of 2")
+    # by trial 5: budget (84 + 100) / 2 = 92; vpbo spends 67 and 70 (short: final bests 0.3, 0.2), tpe seed 0 84
+    # (short: 0.1), seed 1 trials 1-4 (0.6): -0.1 ± 0.3
+    assert row(PROBLEM, "tpe", "5", "92 epochs", "0.25 ± 0.05 / 0.3", "0.35 ± 0.25 / 0.6", "-0.1 ± 0.3 (n=2, p=1)",
+               "2 of 2 / 1 of 2")
+    # against random by trial 2: a budget of 2 epochs, within which no vpbo trial finished
+    assert row(PROBLEM, "random", "2", "2 epochs", "-")
     # states: vpbo complete (3, 3), pruned (1, 2); failed share after trial 2: (1/3, 0) -> 16.7 ± 17 %;
     # repeats (1, 2) -> 1.5 ± 0.5, max 2, both seeds; compute (67, 70) -> 68.5 ± 1.5
     states = row(PROBLEM, "vpbo", "2", "3 ± 0", "1.5 ± 0.5")

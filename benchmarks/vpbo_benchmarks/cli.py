@@ -386,9 +386,8 @@ def add_trial_states_report(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reference", default=trial_states_report.REFERENCE)
     parser.add_argument("--checkpoints", type=integers, default=list(trial_states_report.CHECKPOINTS))
     parser.add_argument(
-        "--compute-peer", default=trial_states_report.COMPUTE_PEER, help="whose compute by --compute-trial sets the budget"
+        "--compute-peers", type=names, default=None, help="equal compute against these peers (default: every one)"
     )
-    parser.add_argument("--compute-trial", type=int, default=trial_states_report.COMPUTE_TRIAL)
     parser.add_argument(
         "--design-trials", type=int, default=trial_states_report.DESIGN_TRIALS, help="failed share counted from this trial number"
     )
@@ -408,7 +407,7 @@ def trial_states_action(args: argparse.Namespace) -> None:
         command = "vpbo-benchmark " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["trial-states"] else ""
         paths = trial_states_report.write_reports(
             args.out, halves, args.problems, args.samplers, args.seeds, args.reference, args.checkpoints,
-            (args.compute_peer, args.compute_trial), args.design_trials, command,
+            args.compute_peers, args.design_trials, command,
         )
         for path in paths:
             print(f"wrote {path}")

@@ -88,10 +88,36 @@ def three_quarters_pruned(objective: Callable[[BaseTrial], float]) -> Callable[[
     return pruned_objective
 
 
+# Issue 28's time target: curves of at least 20 steps, three trials in four pruned.
+CURVE_STEPS = 30
+MIN_PRUNED_STEPS = 20
+
+
+def learning_curves(objective: Callable[[BaseTrial], float], pruned: bool) -> Callable[[BaseTrial], float]:
+    """``objective`` as a learning curve of ``CURVE_STEPS`` reports (value (1 + 1/step) at each);
+    with ``pruned``, three trials in four are pruned after ``MIN_PRUNED_STEPS`` to
+    ``CURVE_STEPS - 1`` reports (by trial number), so that the model reads pruned curves at many
+    steps."""
+
+    def curve_objective(trial: BaseTrial) -> float:
+        value = objective(trial)
+        spread = CURVE_STEPS - MIN_PRUNED_STEPS
+        last = MIN_PRUNED_STEPS + trial.number % spread if pruned and trial.number % 4 else CURVE_STEPS
+        for step in range(1, last + 1):
+            trial.report(value + abs(value) / step, step)
+        if last < CURVE_STEPS:
+            raise optuna.TrialPruned()
+        return value
+
+    return curve_objective
+
+
 CASES: dict[str, tuple[Callable[[BaseTrial], float], Direction, list[int]]] = {
     # name: (objective, direction, levels of the categorical parameters)
     "func2c": (single_objective(get_problem("func2c")), "minimize", [3, 5]),
     "func2c_pruned": (three_quarters_pruned(single_objective(get_problem("func2c"))), "minimize", [3, 5]),
+    "func2c_curves": (learning_curves(single_objective(get_problem("func2c")), pruned=False), "minimize", [3, 5]),
+    "func2c_curves_pruned": (learning_curves(single_objective(get_problem("func2c")), pruned=True), "minimize", [3, 5]),
     "func3c": (single_objective(get_problem("func3c")), "minimize", [3, 5, 4]),
     "nas_like_space": (nas_like_space_objective, "minimize", [3] * 5),
     "ackley5c": (single_objective(get_problem("ackley5c")), "minimize", [17] * 5),
@@ -99,6 +125,8 @@ CASES: dict[str, tuple[Callable[[BaseTrial], float], Direction, list[int]]] = {
 CASE_LABELS = {
     "func2c": "Func2C",
     "func2c_pruned": "Func2C, 3 in 4 trials pruned",
+    "func2c_curves": f"Func2C, {CURVE_STEPS}-step curves",
+    "func2c_curves_pruned": f"Func2C, {CURVE_STEPS}-step curves, 3 in 4 pruned after {MIN_PRUNED_STEPS}-{CURVE_STEPS - 1}",
     "func3c": "Func3C",
     "nas_like_space": "NAS-like (22 numeric)",
     "ackley5c": "Ackley-5C",

@@ -178,7 +178,8 @@ def _leaf_combinations(branches: Mapping[str, tuple[str, Sequence[Any]] | None],
     return leaves
 
 
-def _specs() -> list[SuiteSpec]:
+def _int_and_branch_specs(enumerated: str) -> list[SuiteSpec]:
+    """The int-log and categorical-branch problems (``enumerated``: how their optima were found)."""
     branch_leaves = functools.partial(
         _leaf_combinations,
         {"bowl": None, "ackley": ("ackley_variant", BRANCH_ACKLEY_VARIANTS), "levy": None, "rastrigin": None},
@@ -187,10 +188,7 @@ def _specs() -> list[SuiteSpec]:
     shared_leaves = functools.partial(
         _leaf_combinations, {k: ("nu", SHARED_MATERN_NU) if k == "matern" else None for k in SHARED_KERNELS}, "kernel"
     )
-    enumerated = "every numeric penalty is 0 at a reachable point; the optimum is the smallest combination best, by enumeration"
     return [
-        *(_shifted_spec(n, "shifted") for n in ("shifted_ackley", "shifted_rastrigin", "shifted_levy", "signed_schwefel")),
-        *(_shifted_spec(n, "many_levels") for n in ("many_levels_styblinski", "many_cats_levy")),
         SuiteSpec(
             "int_log_styblinski", "int_log", lambda: int_log_objective, ("solver",),
             optimum_method=(
@@ -228,6 +226,15 @@ def _specs() -> list[SuiteSpec]:
             conditional=True, combinations=shared_leaves, combination_best=shared_branches_combination_best,
             best_point=lambda: {"kernel": "rbf", "s1": SHARED_SHIFTS[2][0], "s2": SHARED_SHIFTS[2][1], "gamma": 10.0**-1.3},
         ),
+    ]
+
+
+def _specs() -> list[SuiteSpec]:
+    enumerated = "every numeric penalty is 0 at a reachable point; the optimum is the smallest combination best, by enumeration"
+    return [
+        *(_shifted_spec(n, "shifted") for n in ("shifted_ackley", "shifted_rastrigin", "shifted_levy", "signed_schwefel")),
+        *(_shifted_spec(n, "many_levels") for n in ("many_levels_styblinski", "many_cats_levy")),
+        *_int_and_branch_specs(enumerated),
         _mlp_spec("mlp_synthetic", "conditional_int", MLP_SYNTHETIC, 0.0),
         SuiteSpec(
             "conv_blocks", "conditional_int", lambda: conv_blocks_objective,

@@ -10,11 +10,13 @@ Definitions (docs/trial-states.md repeats them):
   90th-percentile seed (the m-th smallest, m = floor(0.9 n + 0.5), with its Maritz-Jarrett
   standard error), as in the broad suite's report.
 - Paired difference: reference - peer per seed (seeds both have), mean ± standard error of
-  the differences (negative: the reference is better).
-- Equal compute: the budget is the mean over the compute peer's seeds (``tpe``) of the compute
-  (epochs or boosting rounds) its trials 1..60 spent; a run's value is the best final value of
-  the trials it finished within that budget (cumulative compute <= budget). A run whose 100 trials
-  spent less than the budget keeps its final best and is counted as "short". Pruning problems only.
+  the differences (negative: the reference is better), and the two-sided p-value of the
+  Wilcoxon signed-rank test on them (zero differences dropped; p = 1 if all are zero).
+- Equal compute, against each peer and at each checkpoint t: the budget is the mean over the
+  peer's seeds of the compute (epochs, boosting rounds, trees, rows) its trials 1..t spent; a
+  run's value is the best final value of the trials it finished within that budget (cumulative
+  compute <= budget), for the reference's runs and the peer's alike. A run whose trials spent less
+  than the budget keeps its final best and is counted as "short". Pruning problems only.
 - Trial states: COMPLETE and PRUNED counts over the run; the share of FAIL among the trials
   numbered 10 and later (0-based: after a 10-trial initial design); repeats: trials whose
   configuration repeats an earlier PRUNED or FAIL trial's (see trial_states.same_configuration);
@@ -29,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import scipy.stats
 
 from vpbo_benchmarks.markdown import format_value, markdown_table
 from vpbo_benchmarks.records import load_problem
@@ -36,8 +39,6 @@ from vpbo_benchmarks.suite_report import mean_and_se, tail_seed
 from vpbo_benchmarks.trial_states import GROUPS, PROBLEMS, get_trial_state_problem
 
 CHECKPOINTS = (30, 60, 100)
-COMPUTE_PEER = "tpe"
-COMPUTE_TRIAL = 60
 DESIGN_TRIALS = 10
 REFERENCE = "vpbo"
 REPORT_FILES: Mapping[str, str] = {
@@ -100,6 +101,17 @@ def paired_difference(ours: Mapping[int, float], theirs: Mapping[int, float]) ->
     return mean, se, len(seeds)
 
 
+def paired_test(ours: Mapping[int, float], theirs: Mapping[int, float]) -> float:
+    """Two-sided p-value of the Wilcoxon signed-rank test of ours - theirs over the seeds both
+    have (zero differences dropped; 1 when every difference is zero; NaN without a seed)."""
+    differences = np.array([ours[s] - theirs[s] for s in sorted(set(ours) & set(theirs))])
+    if not len(differences):
+        return math.nan
+    if not np.any(differences != 0):
+        return 1.0
+    return float(scipy.stats.wilcoxon(differences, zero_method="wilcox").pvalue)
+
+
 def _cell(values: Sequence[float], n_runs: int) -> str:
     if not values:
         return "-"
@@ -108,10 +120,11 @@ def _cell(values: Sequence[float], n_runs: int) -> str:
 
 
 def _difference_cell(ours: Mapping[int, float], theirs: Mapping[int, float]) -> str:
+    """Mean ± s.e. of the paired differences, their number and the signed-rank test's p-value."""
     mean, se, n = paired_difference(ours, theirs)
     if n == 0:
         return "-"
-    return (f"{mean:+.3g}" if math.isnan(se) else f"{mean:+.3g} ± {se:.2g}") + f" (n={n})"
+    return (f"{mean:+.3g}" if math.isnan(se) else f"{mean:+.3g} ± {se:.2g}") + f" (n={n}, p={paired_test(ours, theirs):.2g})"
 
 
 def collect(
@@ -152,30 +165,35 @@ def difference_rows(
 
 
 def equal_compute_rows(
-    collected: Mapping[str, Mapping[str, list[Record]]], reference: str, peer: str, trial: int,
+    collected: Mapping[str, Mapping[str, list[Record]]], reference: str, checkpoints: Sequence[int],
+    peers: Sequence[str] | None = None,
 ) -> list[list[str]]:
-    """Pruning problems: per sampler the best value within the peer's compute by ``trial``, the
-    paired difference to the reference, and the seeds short of the budget."""
+    """Pruning problems: for each peer (default: every sampler but the reference) and checkpoint
+    t, the peer's mean compute by trial t as the budget, the reference's and the peer's best value
+    within it, their paired difference and the runs short of the budget."""
     rows = []
     for problem, runs in collected.items():
-        if PROBLEMS[problem].pruner is None or peer not in runs:
+        if PROBLEMS[problem].pruner is None or reference not in runs:
             continue
-        budget = compute_budget(runs[peer], trial)
-        if math.isnan(budget):
-            continue
-        within = {
-            s: {int(r["seed"]): best_within_compute(r, budget) for r in records} for s, records in runs.items()
-        }
-        values = {s: {seed: v for seed, (v, _) in by_seed.items() if not math.isnan(v)} for s, by_seed in within.items()}
         unit = PROBLEMS[problem].task.compute_unit
-        for sampler, records in runs.items():
-            short = sum(not reached for _, reached in within[sampler].values())
-            difference = (
-                "" if sampler == reference or reference not in values else _difference_cell(values[reference], values[sampler])
-            )
-            rows.append([problem, f"{budget:.0f} {unit}", sampler, _cell(list(values[sampler].values()), len(records)),
-                         difference or "-", f"{short} of {len(records)}"])
+        for peer, records in runs.items():
+            if peer == reference or (peers is not None and peer not in peers):
+                continue
+            for trial in checkpoints:
+                budget = compute_budget(records, trial)
+                if not math.isnan(budget):
+                    rows.append([problem, peer, str(trial), f"{budget:.0f} {unit}",
+                                 *_within_budget_cells(runs[reference], records, budget)])
     return rows
+
+
+def _within_budget_cells(ours: Sequence[Record], theirs: Sequence[Record], budget: float) -> list[str]:
+    """Both samplers' best values within ``budget``, reference - peer paired, and the short runs."""
+    within = [{int(r["seed"]): best_within_compute(r, budget) for r in records} for records in (ours, theirs)]
+    values = [{seed: v for seed, (v, _) in by_seed.items() if not math.isnan(v)} for by_seed in within]
+    short = [f"{sum(not reached for _, reached in by_seed.values())} of {len(by_seed)}" for by_seed in within]
+    return [_cell(list(values[0].values()), len(ours)), _cell(list(values[1].values()), len(theirs)),
+            _difference_cell(values[0], values[1]), " / ".join(short)]
 
 
 def state_rows(collected: Mapping[str, Mapping[str, list[Record]]], design_trials: int) -> list[list[str]]:
@@ -197,9 +215,29 @@ def state_rows(collected: Mapping[str, Mapping[str, list[Record]]], design_trial
     return rows
 
 
+def equal_compute_section(
+    collected: Mapping[str, Mapping[str, list[Record]]], reference: str, checkpoints: Sequence[int],
+    compute_peers: Sequence[str] | None,
+) -> list[str]:
+    """The report's section at equal compute: ``reference`` within each peer's compute."""
+    compute = equal_compute_rows(collected, reference, checkpoints, compute_peers)
+    lines = [
+        "",
+        f"## At equal compute: {reference} within each peer's compute (pruning problems)",
+        "",
+        "Budget: the peer's mean compute (epochs, rounds, trees, rows) by trial t. Best final value of the trials "
+        f"finished within it (mean ± s.e. / 90th-percentile seed), {reference} - peer paired by seed (signed-rank p); "
+        f"short: runs whose trials spent less than the budget (their final best), {reference} / peer.",
+        "",
+    ]
+    return lines + (markdown_table(
+        ["problem", "peer", "trial", "budget", reference, "peer", f"{reference} - peer", "short"], compute,
+    ) if compute else [f"No equal-compute table: no pruning problem with runs of {reference} and a peer."])
+
+
 def write_report(
     path: Path, collected: Mapping[str, Mapping[str, list[Record]]], half: str, checkpoints: Sequence[int],
-    reference: str, compute_peer: str, compute_trial: int, design_trials: int, command: str = "",
+    reference: str, compute_peers: Sequence[str] | None, design_trials: int, command: str = "",
 ) -> str:
     """Write the Markdown report of one half to ``path`` and return it."""
     lines = [
@@ -224,20 +262,7 @@ def write_report(
         if differences
         else [f"No comparison: no runs of {reference}, or no other sampler."]
     )
-    compute = equal_compute_rows(collected, reference, compute_peer, compute_trial)
-    lines += [
-        "",
-        f"## At equal compute: the epochs or rounds {compute_peer} spent by trial {compute_trial} (pruning problems)",
-        "",
-        "Best final value of the trials finished within the budget (mean ± s.e. / 90th-percentile seed); "
-        f"{reference} - sampler paired by seed; short: runs whose trials spent less than the budget (their final best).",
-        "",
-    ]
-    lines += (
-        markdown_table(["problem", "budget", "sampler", "best value", f"{reference} - sampler", "short"], compute)
-        if compute
-        else [f"No equal-compute table: no pruning problem with runs of {compute_peer} of {compute_trial} trials or more."]
-    )
+    lines += equal_compute_section(collected, reference, checkpoints, compute_peers)
     lines += [
         "",
         "## Trial states (mean ± s.e. over seeds)",
@@ -268,11 +293,11 @@ def write_report(
 
 def write_reports(
     out: Path, halves: Sequence[str], problems: Sequence[str] | None, samplers: Sequence[str] | None, seeds: int | None,
-    reference: str, checkpoints: Sequence[int], compute: tuple[str, int], design_trials: int, command: str = "",
+    reference: str, checkpoints: Sequence[int], compute_peers: Sequence[str] | None, design_trials: int, command: str = "",
 ) -> list[Path]:
     """The report of each half or set (a key of REPORT_FILES; its ``problems`` only, if given) from
-    the runs stored in ``out``, written there; ``compute`` is (peer, trial) of the equal-compute
-    budget. Returns the files."""
+    the runs stored in ``out``, written there; equal compute against ``compute_peers`` (None: every
+    peer). Returns the files."""
     for name in problems or []:
         get_trial_state_problem(name)
     paths = []
@@ -280,6 +305,6 @@ def write_reports(
         members = [p for p in GROUPS[half] if problems is None or p in problems]
         collected = collect(out, members, samplers, seeds, reference)
         path = out / REPORT_FILES[half]
-        write_report(path, collected, half, checkpoints, reference, compute[0], compute[1], design_trials, command)
+        write_report(path, collected, half, checkpoints, reference, compute_peers, design_trials, command)
         paths.append(path)
     return paths
