@@ -97,9 +97,14 @@ class _NumericScale:
         span = self.distribution.high - self.distribution.low
         return SAME_VALUE_FRACTION * span / (span + self.step)
 
+    @property
+    def on_grid(self) -> bool:
+        """Whether the parameter takes grid values only (an int, or a float with a step)."""
+        return self.is_int or self.step is not None
+
     def snap(self, units: np.ndarray) -> np.ndarray:
         """Move encoded values to the encodings of their nearest grid points (vectorised)."""
-        if not (self.is_int or self.step is not None):
+        if not self.on_grid:
             return units
         dist = self.distribution
         v = self.low + np.clip(units, 0.0, 1.0) * (self.high - self.low)
@@ -189,7 +194,7 @@ class MixedSpaceEncoder:
     def is_discrete(self) -> bool:
         """Whether every numeric parameter is on a grid (an int, or a float with a step): a space
         of countably many configurations, where a random draw can repeat an earlier one."""
-        return all(scale.is_int or scale.step is not None for scale in self._scales.values())
+        return all(scale.on_grid for scale in self._scales.values())
 
     def repeat_tolerance(self) -> np.ndarray:
         """Per numeric dimension (d,), how close two encoded values are the same configuration."""
