@@ -57,28 +57,18 @@ from vpbo_benchmarks.learning_curves import (
     Objective,
     run_curve,
 )
+from vpbo_benchmarks.tuning_task import TrialStateTask
 
 PrunerFactory = Callable[[], optuna.pruners.BasePruner]
 MODELS_MODULE = "vpbo_benchmarks.pruning_models"
 
 
 @dataclasses.dataclass(frozen=True)
-class PruningTask:
-    """A pruning task under its pruner; the fields of the trial-states suite's ``TrialStateTask``
-    plus ``pruner`` (a factory) and, for the misleading tasks, ``rank_correlations``: (step,
-    Spearman correlation between the values at that step and the final values) as measured by
-    :func:`rank_correlations`."""
+class PruningTask(TrialStateTask):
+    """A pruning task under its pruner: a ``TrialStateTask`` with ``pruner`` (a factory) and, for
+    the misleading tasks, ``rank_correlations``: (step, Spearman correlation between the values at
+    that step and the final values) as measured by :func:`rank_correlations`."""
 
-    name: str
-    family: str
-    objective: Callable[[], Objective]
-    description: str
-    compute_unit: str
-    max_steps: int
-    units_per_step: int | None = None
-    catch: tuple[type[Exception], ...] = (ValueError,)
-    optimum: float | None = None
-    optimum_method: str = "unknown: the best value found in any stored run is the reference"
     pruner: PrunerFactory = optuna.pruners.NopPruner
     rank_correlations: tuple[tuple[int, float], ...] = ()
 

@@ -42,6 +42,7 @@ from optuna.trial import BaseTrial, FrozenTrial, TrialState
 
 from vpbo_benchmarks.lazy import deferred
 from vpbo_benchmarks.pruning_tasks import MISLEADING_CURVE_TASKS, PRUNING_HELD_OUT_TASKS, PruningTask
+from vpbo_benchmarks.tuning_task import Objective, TrialStateTask
 
 DEFAULT_OUT = Path("benchmarks/results-trial-states")
 STATE_LETTERS: Mapping[TrialState, str] = {
@@ -49,29 +50,6 @@ STATE_LETTERS: Mapping[TrialState, str] = {
     TrialState.RUNNING: "R", TrialState.WAITING: "W",
 }
 REPEAT_TOLERANCE = 1e-4  # a float repeats within this fraction of its range (log range for log floats)
-
-Objective = Callable[[BaseTrial], float]
-
-
-@dataclasses.dataclass(frozen=True)
-class TrialStateTask:
-    """A tuning task: ``objective()`` builds the Optuna objective (loading its data once).
-
-    ``units_per_step``: compute units (``compute_unit``) trained between two reports, so that a
-    trial's compute is its number of reports times this (pruning tasks); ``None``: one unit per
-    trial. ``optimum`` and ``optimum_method``: the best value where it is known (crash tasks)."""
-
-    name: str
-    family: str
-    objective: Callable[[], Objective]
-    description: str
-    compute_unit: str
-    max_steps: int
-    units_per_step: int | None = None
-    catch: tuple[type[Exception], ...] = (ValueError,)
-    optimum: float | None = None
-    optimum_method: str = "unknown: the best value found in any stored run is the reference"
-
 
 PRUNERS: Mapping[str, Callable[[], optuna.pruners.BasePruner]] = {
     "median": lambda: optuna.pruners.MedianPruner(n_startup_trials=5, n_warmup_steps=3),
@@ -287,13 +265,9 @@ def _problems() -> dict[str, TrialStateProblem]:
 
 
 def learning_curve_problem(task: PruningTask) -> TrialStateProblem:
-    """A task of :mod:`.pruning_tasks` as a problem of this suite: its fields, its pruner (labelled
-    by its name's suffix) and its compute rule."""
-    base = TrialStateTask(
-        task.name, task.family, task.objective, task.description, task.compute_unit, task.max_steps,
-        units_per_step=task.units_per_step, catch=task.catch, optimum=task.optimum, optimum_method=task.optimum_method,
-    )
-    return TrialStateProblem(task.name, base, task.name.rsplit("-", 1)[-1], pruner_factory=task.pruner, compute_rule=task.compute)
+    """A task of :mod:`.pruning_tasks` as a problem of this suite: its pruner (labelled by its
+    name's suffix) and its compute rule."""
+    return TrialStateProblem(task.name, task, task.name.rsplit("-", 1)[-1], pruner_factory=task.pruner, compute_rule=task.compute)
 
 
 # The learning-curve issue's sets (issue 28): tuning data, and a fresh set held out until its
