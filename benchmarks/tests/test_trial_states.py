@@ -17,6 +17,7 @@ from optuna.trial import FrozenTrial, TrialState, create_trial
 from lab_testing import present, value_of
 from vpbo_benchmarks import trial_state_runs, trial_state_tasks, trial_states
 from vpbo_benchmarks.records import append_record, load_problem
+from vpbo_benchmarks.tuning_task import TrialStateTask
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 
@@ -188,7 +189,7 @@ def test_linear_svc_invalid_fails_on_four_of_eight() -> None:
 
 
 @pytest.mark.parametrize("task", [t for t in trial_states.TASKS.values() if t.family == "pruning"], ids=lambda t: t.name)
-def test_pruning_task_runs_reports_and_prunes(task: trial_states.TrialStateTask) -> None:
+def test_pruning_task_runs_reports_and_prunes(task: TrialStateTask) -> None:
     record = trial_state_runs.run_study(f"{task.name}-median", "random", 0, 12)
     states = record["states"]
     assert len(states) == len(record["compute"]) == len(record["repeats"]) == len(record["values"]) == 12
