@@ -3,6 +3,14 @@
 #include <algorithm>
 
 namespace vpbo {
+namespace {
+
+// The Gram matrices pay from this many combinations on, and when a Gram's flops (run as a matrix
+// product, about this many times faster than the passes over pieces) cost less than the passes.
+const Eigen::Index kMinGramCombinations = 64;
+const double kGramProductSpeedup = 8.0;
+
+}  // namespace
 
 CombinationPosterior::CombinationPosterior(const MixedGP& gp, const IntMatrix& combinations) : gp_(gp) {
   // No categorical variable: one virtual variable with one level shared by every point, so that
@@ -14,6 +22,41 @@ CombinationPosterior::CombinationPosterior(const MixedGP& gp, const IntMatrix& c
   w_product_ = overlap_weight(k_, gp.kernel().product_weight());
   w_level_ = overlap_weight(k_, w_sum_);
   assign_slots(level_terms());
+  prepare_column_products();
+  gram_ = gram_pays(combinations.rows());
+  combination_slots_.resize(k_ + 1);
+}
+
+// A solved pair's piece as a product where that costs fewer flops than the solve: the trailing
+// solve (n - r)^2 s, the product 2 (n - r) |I_a| s.
+void CombinationPosterior::prepare_column_products() {
+  const Eigen::Index n = gp_.size();
+  product_rows_.assign(solved_masks_.size(), {});
+  inverse_columns_.assign(solved_masks_.size(), Matrix());
+  Matrix inverse;
+  for (std::size_t m = 0; m < solved_masks_.size(); ++m) {
+    const Eigen::Index r = solved_first_row_[m], rest = n - r;
+    std::vector<Eigen::Index> rows;
+    for (Eigen::Index i = r; i < n; ++i) {
+      if (solved_masks_[m](i) != 0.0) rows.push_back(i);
+    }
+    if (2 * static_cast<Eigen::Index>(rows.size()) >= rest) continue;
+    if (inverse.size() == 0) {
+      inverse = Matrix::Identity(n, n);
+      gp_.cholesky_factor().triangularView<Eigen::Lower>().solveInPlace(inverse);
+    }
+    Matrix columns(rest, static_cast<Eigen::Index>(rows.size()));
+    for (std::size_t q = 0; q < rows.size(); ++q) columns.col(static_cast<Eigen::Index>(q)) = inverse.col(rows[q]).tail(rest);
+    product_rows_[m] = std::move(rows);
+    inverse_columns_[m] = std::move(columns);
+  }
+}
+
+// Per candidate, the passes cost n (k + 2) flops per combination and the Gram n slots^2 / 2.
+bool CombinationPosterior::gram_pays(Eigen::Index n_combinations) const {
+  if (gp_.size() == 0 || n_combinations < kMinGramCombinations) return false;
+  const double slots = static_cast<double>(n_slots());
+  return kGramProductSpeedup * static_cast<double>(n_combinations) * static_cast<double>(k_ + 2) >= slots * slots / 2.0;
 }
 
 int CombinationPosterior::pair_of(const IntMatrix& combinations, Eigen::Index c, Eigen::Index v) const {
@@ -112,10 +155,15 @@ void CombinationPosterior::assign_slots(const Matrix& level_mask) {
 }
 
 double CombinationPosterior::bytes_per_candidate() const {
-  return 8.0 * std::max<Eigen::Index>(gp_.size(), 1) * (n_slots() + 1);
+  const double slots = static_cast<double>(n_slots());
+  return 8.0 * static_cast<double>(std::max<Eigen::Index>(gp_.size(), 1)) * (slots + 1) + (gram_ ? 8.0 * slots * slots : 0.0);
 }
 
-double CombinationPosterior::tile_bytes_per_candidate() const { return 8.0 * std::max<Eigen::Index>(gp_.size(), 1) * n_slots(); }
+// What every combination rereads per candidate: the pieces, or their Gram matrix.
+double CombinationPosterior::tile_bytes_per_candidate() const {
+  const double slots = static_cast<double>(n_slots());
+  return gram_ ? 8.0 * slots * slots : 8.0 * static_cast<double>(std::max<Eigen::Index>(gp_.size(), 1)) * slots;
+}
 
 // The pieces side by side in one matrix, n x (s slots): L^-1 K_x(., block), L^-1 D_{v,a} K_x(., block),
 // then the derived ones.
@@ -131,17 +179,25 @@ void CombinationPosterior::set_block(const Matrix& block) {
   }
   piece_means_.resize(s * n_slots());
   piece_means_.head(s * n_solved_).noalias() = pieces_.leftCols(s * n_solved_).transpose() * gp_.alpha();
-  solve_pieces(s);
+  solve_pieces(k_x, s);
   fold_weights(s);
+  if (gram_) compute_grams(s);
 }
 
-void CombinationPosterior::solve_pieces(Eigen::Index s) {
+void CombinationPosterior::solve_pieces(const Matrix& k_x, Eigen::Index s) {
   const Eigen::Index n = gp_.size();
   const Matrix& lower = gp_.cholesky_factor();
   if (n > 0) lower.triangularView<Eigen::Lower>().solveInPlace(pieces_.leftCols(s));
   for (std::size_t m = 0; m < solved_masks_.size(); ++m) {
     const Eigen::Index r = solved_first_row_[m], rest = n - r;
     if (rest == 0) continue;  // a level without data: the piece is zero
+    const std::vector<Eigen::Index>& rows = product_rows_[m];
+    if (!rows.empty()) {
+      Matrix level_k_x(static_cast<Eigen::Index>(rows.size()), s);
+      for (std::size_t q = 0; q < rows.size(); ++q) level_k_x.row(static_cast<Eigen::Index>(q)) = k_x.row(rows[q]);
+      pieces_.block(r, (m + 1) * s, rest, s).noalias() = inverse_columns_[m] * level_k_x;
+      continue;
+    }
     lower.bottomRightCorner(rest, rest).triangularView<Eigen::Lower>().solveInPlace(pieces_.block(r, (m + 1) * s, rest, s));
   }
   for (const Derivation& derivation : derivations_) {
@@ -168,16 +224,48 @@ void CombinationPosterior::fold_weights(Eigen::Index s) {
   }
 }
 
+// G_j = P_j^T P_j, P_j the slots' columns of candidate j (s columns apart), stored as row j of
+// grams_ so that one entry (u, t) of all the block's candidates is one contiguous column.
+void CombinationPosterior::compute_grams(Eigen::Index s) {
+  const Eigen::Index n = gp_.size(), m = n_slots();
+  grams_.resize(s, m * m);
+  gram_work_.resize(m, m);
+  for (Eigen::Index j = 0; j < s; ++j) {
+    const Eigen::Map<const Matrix, 0, Eigen::OuterStride<>> candidate_pieces(pieces_.data() + j * n, n, m, Eigen::OuterStride<>(s * n));
+    gram_work_.setZero();
+    gram_work_.selfadjointView<Eigen::Lower>().rankUpdate(candidate_pieces.transpose());
+    grams_.row(j) = Eigen::Map<const Eigen::RowVectorXd>(gram_work_.data(), m * m);
+  }
+}
+
+// Combination c's slots in increasing order, so that slot pairs (a < b) sit in the lower triangle at (b, a).
+void CombinationPosterior::slots_of(const IntMatrix& combinations, Eigen::Index c) {
+  combination_slots_[0] = 0;
+  for (Eigen::Index v = 0; v < k_; ++v) combination_slots_[v + 1] = slot_[pair_of(combinations, c, v)];
+  std::sort(combination_slots_.begin(), combination_slots_.end());
+}
+
 void CombinationPosterior::posterior(const IntMatrix& combinations, Eigen::Index c, Eigen::Index first, Eigen::Index count,
                                      Vector& mean, Vector& variance) {
   mean = piece_means_.segment(first, count);
-  work_ = pieces_.middleCols(first, count);
-  for (Eigen::Index v = 0; v < k_; ++v) {
-    const Eigen::Index column = slot_[pair_of(combinations, c, v)] * block_size_ + first;
-    mean += piece_means_.segment(column, count);
-    work_ += pieces_.middleCols(column, count);
-  }
+  for (Eigen::Index v = 0; v < k_; ++v) mean += piece_means_.segment(slot_[pair_of(combinations, c, v)] * block_size_ + first, count);
   const double prior = gp_.kernel().variance();
+  if (gram_) {
+    // ||sum_S p_s||^2 = sum_S G[s,s] + 2 sum_{a<b} G[s_b, s_a] (lower triangle, slots sorted).
+    slots_of(combinations, c);
+    const Eigen::Index m = n_slots(), n_terms = k_ + 1;
+    diagonal_.setZero(count);
+    off_diagonal_.setZero(count);
+    for (Eigen::Index b = 0; b < n_terms; ++b) {
+      const Eigen::Index row = combination_slots_[b];
+      diagonal_ += grams_.col(row + row * m).segment(first, count);
+      for (Eigen::Index a = 0; a < b; ++a) off_diagonal_ += grams_.col(row + combination_slots_[a] * m).segment(first, count);
+    }
+    variance = (prior - (diagonal_ + 2.0 * off_diagonal_).array()).max(gp_.variance_floor()).matrix();
+    return;
+  }
+  work_ = pieces_.middleCols(first, count);
+  for (Eigen::Index v = 0; v < k_; ++v) work_ += pieces_.middleCols(slot_[pair_of(combinations, c, v)] * block_size_ + first, count);
   variance = (prior - work_.colwise().squaredNorm().transpose().array()).max(gp_.variance_floor()).matrix();
 }
 

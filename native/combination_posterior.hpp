@@ -15,6 +15,13 @@
 // the others rather than a solve of its own. A masked block is zero above the first training
 // point of its level, and so is its solve: each is solved with the trailing part of L only, which
 // pays when the training points are grouped by level (GPHyperparameters.make_gp orders them so).
+// A level with few training points far apart is cheaper as a product than as a solve:
+// L^-1 D_{v,a} K_x = (L^-1)_{., I_a} K_x(I_a, .), I_a the level's training points, with the
+// columns of L^-1 computed once.
+//
+// With many combinations, each candidate's pieces P_j (n x slots) are reduced once to their Gram
+// matrix G_j = P_j^T P_j (a matrix product), and a combination's variance costs (k+1)(k+2)/2
+// lookups of G_j instead of k + 1 passes over n rows: ||sum_{s in S_c} p_s||^2 = sum_{s,t} G_j[s,t].
 #pragma once
 
 #include <vector>
@@ -26,6 +33,9 @@ namespace vpbo {
 class CombinationPosterior {
  public:
   CombinationPosterior(const MixedGP& gp, const IntMatrix& combinations);
+
+  // Whether the variances come from the pieces' Gram matrices (many combinations).
+  bool uses_gram() const { return gram_; }
 
   // Bytes of a candidate block per candidate (pieces and work space), and of the pieces alone.
   double bytes_per_candidate() const;
@@ -51,8 +61,12 @@ class CombinationPosterior {
   std::vector<Eigen::Index> first_rows() const;
   std::vector<int> derived_pairs(const std::vector<Eigen::Index>& first_row) const;
   void assign_slots(const Matrix& level_mask);
-  void solve_pieces(Eigen::Index s);
+  void solve_pieces(const Matrix& k_x, Eigen::Index s);
+  void prepare_column_products();
   void fold_weights(Eigen::Index s);
+  bool gram_pays(Eigen::Index n_combinations) const;
+  void compute_grams(Eigen::Index s);
+  void slots_of(const IntMatrix& combinations, Eigen::Index c);
   int pair_of(const IntMatrix& combinations, Eigen::Index c, Eigen::Index v) const;
   Eigen::Index n_slots() const { return n_solved_ + static_cast<Eigen::Index>(derivations_.size()); }
 
@@ -73,6 +87,10 @@ class CombinationPosterior {
   // derived pieces.
   std::vector<Vector> solved_masks_;
   std::vector<Eigen::Index> solved_first_row_;
+  // Per solved pair, empty or (a product) its level's training points and the rows from its first
+  // row on of those columns of L^-1.
+  std::vector<std::vector<Eigen::Index>> product_rows_;
+  std::vector<Matrix> inverse_columns_;
   Eigen::Index n_solved_ = 1;
   std::vector<Derivation> derivations_;
   // Pieces of the current candidate block, weights folded in, and their products with alpha.
@@ -80,6 +98,12 @@ class CombinationPosterior {
   Matrix pieces_;
   Vector piece_means_;
   Matrix work_;
+  // Gram mode: per candidate of the block a slots x slots lower triangle, side by side, and the
+  // sorted slots of the combination at hand.
+  bool gram_ = false;
+  Matrix grams_, gram_work_;
+  Vector diagonal_, off_diagonal_;
+  std::vector<Eigen::Index> combination_slots_;
 };
 
 }  // namespace vpbo

@@ -20,6 +20,11 @@ const Eigen::Index kMinBlockCandidates = 64;
 // every solved piece, sized so that all pieces of the tile stay in a core's L2 cache while every
 // combination reads them (half of a common 1 MiB L2, the rest is for the work space).
 const double kTileBytes = 512.0 * 1024.0;
+// With Gram matrices (CombinationPosterior::uses_gram) a block's pieces are reread by the Gram
+// products rather than by every combination: a block that stays in L2 is faster, at least a few
+// candidates so that the solves and products keep some width.
+const double kGramBlockBytes = 1024.0 * 1024.0;
+const Eigen::Index kMinGramBlockCandidates = 8;
 
 void validate(const Acquisition& acquisition, const IntMatrix& combinations, const Matrix& candidates) {
   if (combinations.rows() == 0) throw std::invalid_argument("value_proposals: no combinations");
@@ -44,7 +49,9 @@ class ProposalSweep {
       tile_bytes += posteriors_.back()->tile_bytes_per_candidate();
     }
     const double block_bytes = largest_bytes * static_cast<double>(posteriors_.size());
-    const Eigen::Index cache_block = std::max<Eigen::Index>(kMinBlockCandidates, static_cast<Eigen::Index>(kCacheBlockBytes / block_bytes));
+    const bool gram = std::all_of(posteriors_.begin(), posteriors_.end(), [](const auto& p) { return p->uses_gram(); });
+    const Eigen::Index cache_block = std::max<Eigen::Index>(gram ? kMinGramBlockCandidates : kMinBlockCandidates,
+                                                            static_cast<Eigen::Index>((gram ? kGramBlockBytes : kCacheBlockBytes) / block_bytes));
     block_ = std::max<Eigen::Index>(1, std::min({candidates.rows(), cache_block, static_cast<Eigen::Index>(max_block_bytes / block_bytes)}));
     tile_ = std::max<Eigen::Index>(1, static_cast<Eigen::Index>(kTileBytes / tile_bytes));
     result_.best_candidate = IntVector::Zero(combinations.rows());
@@ -85,6 +92,13 @@ class ProposalSweep {
     Vector& mean = means_[0];
     Vector& variance = variances_[0];
     posteriors_[0]->posterior(combinations_, c, first, count, mean, variance);
+    // The value at the tile's largest mean and variance bounds every candidate's: one evaluation
+    // rules out a tile that cannot beat the combination's best.
+    if (count > 1) {
+      const double top_mean = mean.head(count).maxCoeff(), top_variance = variance.head(count).maxCoeff();
+      if (top_mean <= best_mean_(c) && top_variance <= best_variance_(c)) return;
+      if (acquisition_.value(&top_mean, &top_variance) <= result_.best_value(c)) return;
+    }
     for (Eigen::Index j = 0; j < count; ++j) {
       if (mean(j) <= best_mean_(c) && variance(j) <= best_variance_(c)) continue;
       const double value = acquisition_.value(&mean(j), &variance(j));

@@ -216,6 +216,7 @@ def test_value_proposals_match_brute_force(n_levels: list[int], d: int) -> None:
         ([3, 4], [4, 4]),  # a combination level without data: its piece is zero
         ([3, 4], [2, 4]),  # a data level without combinations: that variable derives nothing
         ([6, 2, 3], [6, 2, 3]),
+        ([5, 4, 4], [5, 4, 4]),  # 80 combinations: the variances from the pieces' Gram matrices
     ],
 )
 def test_value_proposals_match_numpy_posterior(data_levels: list[int], combination_levels: list[int], grouped: bool) -> None:

@@ -12,13 +12,15 @@ own, and its CPU time is the sampler's work even on a machine shared with other 
 clock is recorded too).
 
 The floor is the floating-point work of VPBO's value proposals at that size (with the points the
-GP keeps, at most ``GP_MAX_POINTS``), divided by the machine's measured single-thread GEMM speed:
-one triangular solve of an n x S block (n^2 S flops) per solved piece (K_x and one per categorical
-level, less one level per variable, which is derived from the others; the levels of the variable
-the training points are grouped by solve only their trailing rows), n S (k + 2) flops per
-combination to assemble its posterior, and the Cholesky of the GP (n^3 / 3). Spaces of more than
-``SCREEN_ABOVE`` combinations count both stages: all combinations on ``N_SCREEN_CANDIDATES``
-candidates, then the shortlist on all S.
+GP keeps, at most ``GP_MAX_POINTS``), divided by the machine's measured single-thread GEMM speed.
+Per candidate: the pieces, K_x by a triangular solve (n^2 flops), the levels of the variable the
+training points are grouped by (less one, derived) by solves of their trailing rows, and every other
+variable's levels (less one) as products with their columns of L^-1 (2 n n / L flops each; a
+two-level variable by a solve); then per combination n (k + 2) flops to assemble its posterior, or,
+with many combinations (``gram_pays``, as native/combination_posterior.cpp decides), the Gram
+matrix of the m pieces (n m (m + 1) flops) and (k + 1)(k + 2) / 2 per combination; and the
+Cholesky of the GP (n^3 / 3). Spaces of more than ``SCREEN_ABOVE`` combinations count both
+stages: all combinations on ``N_SCREEN_CANDIDATES`` candidates, then the shortlist on all S.
 
 Results are stored as one JSON file (``OVERHEAD_FILE``) so that the table and the figures
 (time per trial against n per case, and against the number of combinations C at one n) can be
@@ -225,24 +227,40 @@ def _timed(call: Callable[[], object]) -> float:
     return time.process_time() - start
 
 
+# native/combination_posterior.cpp's rule for the Gram matrices (kMinGramCombinations, kGramProductSpeedup).
+MIN_GRAM_COMBINATIONS = 64
+GRAM_PRODUCT_SPEEDUP = 8.0
+
+
+def gram_pays(n_combinations: int, k: int, n_slots: int) -> bool:
+    """Whether the native sweep takes the variances from the pieces' Gram matrices."""
+    return n_combinations >= MIN_GRAM_COMBINATIONS and GRAM_PRODUCT_SPEEDUP * n_combinations * (k + 2) >= n_slots**2 / 2
+
+
 def proposal_flops(case: str, n: int, n_candidates: int, max_combinations: int) -> float:
     """Floating-point work of one round of value proposals (see the module docstring) with the
     points the GP keeps (at most ``GP_MAX_POINTS`` of the n at a rebuild)."""
     n = min(n, GP_MAX_POINTS)
     levels = CASES[case][2]
     k = len(levels)
-    # K_x, then every level but one per variable; the training points are grouped by the levels
-    # of the variable with the most, whose level a (of L, equally frequent) solves only the last
-    # (1 - a / L) n rows.
+    n_slots = 1 + sum(levels)
+    # The grouped variable (the most levels, L of them, equally frequent): level a solves only the
+    # last (1 - a / L) n rows; the others' levels are products, or one solve for two levels.
     grouped = max(levels)
-    solved_pieces = 1 + sum(levels) - k - (grouped - 1) + sum((1 - a / grouped) ** 2 for a in range(1, grouped))
+    others = list(levels)
+    others.remove(grouped)
+    grouped_solves = sum((1 - a / grouped) ** 2 for a in range(1, grouped))
+    products = sum(2 * (n_levels - 1) / n_levels if n_levels > 2 else 1.0 for n_levels in others)
+    pieces_per_candidate = (1 + grouped_solves + products) * n * n
     n_all = n_combinations(case)
     if n_all > max_combinations:
         # A sample of combinations plus the best trials and their one-change neighbours.
         n_all = max_combinations + N_SEED_TRIALS * (1 + sum(levels) - k)
 
     def stage(n_comb: int, s: int) -> float:
-        return solved_pieces * n * n * s + n_comb * s * n * (k + 2)
+        if gram_pays(n_comb, k, n_slots):
+            return (pieces_per_candidate + n * n_slots * (n_slots + 1)) * s + n_comb * s * (k + 1) * (k + 2) / 2
+        return pieces_per_candidate * s + n_comb * s * n * (k + 2)
 
     if n_all <= SCREEN_ABOVE:
         proposals = stage(n_all, n_candidates)
