@@ -151,6 +151,36 @@ def test_a_pruned_or_failed_configuration_is_not_proposed_again() -> None:
     assert [n for n in _repeats(study, space) if n >= 5] == []
 
 
+def test_a_branch_that_only_pruned_trials_took_shapes_the_tree() -> None:
+    """Pruned trials are part of the search tree: a branch every one of whose trials so far was
+    pruned (its parameter absent where the complete trials had it) is modelled as a branch, so
+    that its pruned configurations are neither ignored by the model nor proposed again."""
+
+    def objective(trial: optuna.Trial) -> float:
+        bootstrap = trial.suggest_categorical("bootstrap", [True, False])
+        features = trial.suggest_float("features", 0.1, 1.0)
+        samples = trial.suggest_float("samples", 0.1, 1.0) if bootstrap else 1.0
+        value = (features - 0.7) ** 2 + (samples - 0.6) ** 2 - (0.5 if not bootstrap else 0.0)
+        trial.report(value + 1.0, 0)
+        if not bootstrap and trial.number >= 3:
+            raise optuna.TrialPruned()  # the better branch never completes in this study
+        return value
+
+    study = optuna.create_study(sampler=VPBOSampler(seed=2))
+    study.enqueue_trial({"bootstrap": True})
+    study.enqueue_trial({"bootstrap": True})
+    study.enqueue_trial({"bootstrap": True})
+    study.optimize(objective, n_trials=40)
+    complete = [t for t in study.trials if t.state == TrialState.COMPLETE]
+    pruned = [t for t in study.trials if t.state == TrialState.PRUNED]
+    assert all(t.params["bootstrap"] for t in complete) and len(pruned) >= 5
+    # No pruned configuration again: "features" within SAME_VALUE_FRACTION of its range.
+    seen: list[float] = []
+    for t in pruned:
+        assert all(abs(t.params["features"] - f) > SAME_VALUE_FRACTION * 0.9 for f in seen), t.number
+        seen.append(t.params["features"])
+
+
 def test_floats_never_land_on_their_bounds_while_grids_keep_theirs() -> None:
     def objective(trial: optuna.Trial) -> float:
         fraction = trial.suggest_float("fraction", 0.0, 1.0)
