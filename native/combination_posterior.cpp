@@ -173,6 +173,8 @@ void CombinationPosterior::set_block(const Matrix& block) {
   const Matrix k_x = gp_.kernel().matern(gp_.x(), block);  // n x s
   pieces_.resize(gp_.size(), s * n_slots());
   pieces_.leftCols(s) = k_x;
+  // Every solved piece starts as its masked K_x, also those then computed as products: their means
+  // are summed from it, as before the products, so that the means keep their bits.
   for (std::size_t m = 0; m < solved_masks_.size(); ++m) {
     // Column-wise product with the 0/1 mask: the rows of other levels become exact zeros.
     pieces_.middleCols((m + 1) * s, s) = (k_x.array().colwise() * solved_masks_[m].array()).matrix();

@@ -255,11 +255,11 @@ class TrialPipeline:
         )
 
 
-def tree_trials(complete: list[FrozenTrial], pruned: list[FrozenTrial], settings: VPBOSettings) -> list[FrozenTrial]:
-    """The trials whose parameters shape the search tree: the complete ones and, where the model
-    learns from them, the pruned ones (a pruned trial has suggested its parameters before it
+def tree_states(settings: VPBOSettings) -> tuple[TrialState, ...]:
+    """The states of the trials whose parameters shape the search tree: complete and, where the
+    model learns from them, pruned (a pruned trial has suggested its parameters before it
     reported; a branch whose trials were all pruned so far is still a branch)."""
-    return complete + pruned if settings.pruned_trials != "ignore" else complete
+    return (TrialState.COMPLETE, TrialState.PRUNED) if settings.pruned_trials != "ignore" else (TrialState.COMPLETE,)
 
 
 def _observe(
@@ -271,7 +271,7 @@ def _observe(
         study, (TrialState.COMPLETE, TrialState.PRUNED, TrialState.FAIL, TrialState.RUNNING), use_cache=False
     )
     finished = finished_trials(trials)
-    tree = infer_search_tree(tree_trials(finished.complete, finished.pruned, settings), search_space)
+    tree = infer_search_tree([t for t in trials if t.state in tree_states(settings)], search_space)
     encoder = TreeEncoder(tree)
     complete, pruned, failed = (
         [t for t in group if encoder.covers(t.params)] for group in (finished.complete, finished.pruned, finished.failed)

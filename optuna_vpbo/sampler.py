@@ -16,7 +16,7 @@ from optuna.trial import FrozenTrial, TrialState
 from optuna_vpbo import _blas_threads, _core, _optuna_compat, _pending
 from optuna_vpbo._diagnostics import record_diagnostics
 from optuna_vpbo._independent_sampling import fallback_reason
-from optuna_vpbo._pipeline import TrialPipeline, tree_trials
+from optuna_vpbo._pipeline import TrialPipeline, tree_states
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import PRESETS, VPBOSettings
 from optuna_vpbo._trial_states import mark_objective_failure, pruned_prediction
@@ -115,9 +115,9 @@ class VPBOSampler(BaseSampler):
                 "`optuna.trial.Trial.set_constraint` instead.",
                 FutureWarning,
             )
-        # Pruned trials shape the space as they shape the tree (``_pipeline.tree_trials``).
+        # Pruned trials shape the space as they shape the tree (``_pipeline.tree_states``).
         self._intersection_search_space = optuna.search_space.IntersectionSearchSpace(
-            include_pruned=self._settings.pruned_trials != "ignore"
+            include_pruned=TrialState.PRUNED in tree_states(self._settings)
         )
         self._pipeline = TrialPipeline(self._settings)
         self._lock = threading.Lock()
@@ -146,10 +146,7 @@ class VPBOSampler(BaseSampler):
         intersection = {
             name: dist for name, dist in self._intersection_search_space.calculate(study).items() if not dist.single()
         }
-        finished = _optuna_compat.get_trials(study, (TrialState.COMPLETE, TrialState.PRUNED), use_cache=True)
-        complete = [t for t in finished if t.state == TrialState.COMPLETE]
-        pruned = [t for t in finished if t.state == TrialState.PRUNED]
-        tree = infer_search_tree(tree_trials(complete, pruned, self._settings))
+        tree = infer_search_tree(_optuna_compat.get_trials(study, tree_states(self._settings), use_cache=True))
         # Conditional parameters join the relative search space; each trial gets the parameters
         # of one leaf of the tree.
         return intersection if tree.is_flat else tree.distributions
