@@ -4,12 +4,13 @@ Up to ``max_enumerated`` rows, all of them (the paper's Algorithm 1). Beyond, a 
 the cost bounded: a uniform sample, the rows of the best observed trials and, in a flat space,
 every combination one categorical change away from those (Hamming neighbours).
 
-A stalled study (its best trial older than ``stall_trials`` complete trials) spends every other
-trial on the rows it has observed least (``is_stalled``, ``least_observed``): a model that is
-confident too early (a narrow basin in a branch it sampled twice) otherwise never returns there.
+A stalled study's exploring trials (``_stall``) propose only among the rows it has observed
+least (``least_observed``).
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 import numpy as np
 
@@ -82,15 +83,10 @@ def candidate_combinations(
     return np.ascontiguousarray(combined[np.sort(first)], dtype=np.int32)
 
 
-def is_stalled(n_observed: int, best_index: int, stall_trials: int, trial_number: int) -> bool:
-    """Whether this trial explores: on odd trial numbers once the incumbent (``best_index`` of
-    ``n_observed`` complete trials in trial order) is older than ``stall_trials`` complete
-    trials (0: never)."""
-    age = n_observed - 1 - best_index
-    return stall_trials > 0 and trial_number % 2 == 1 and age >= stall_trials
-
-
 def least_observed(rows: np.ndarray, observed_h: np.ndarray) -> np.ndarray:
     """The ``rows`` with the fewest observed trials (rows of ``observed_h``)."""
-    counts = np.array([np.count_nonzero(np.all(observed_h == row, axis=1)) for row in rows])
+    # Rows as bytes keys: one pass over each array, not one comparison of every pair.
+    keys = np.ascontiguousarray(rows, dtype=np.int64)
+    observed_counts = Counter(row.tobytes() for row in np.ascontiguousarray(observed_h, dtype=np.int64))
+    counts = np.array([observed_counts.get(row.tobytes(), 0) for row in keys], dtype=np.int64)
     return np.ascontiguousarray(rows[counts == counts.min()])

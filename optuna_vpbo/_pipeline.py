@@ -24,7 +24,7 @@ from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
 from optuna_vpbo import _acquisition, _core, _optuna_compat, _pending
-from optuna_vpbo._combinations import candidate_rows, is_stalled, least_observed, n_rows
+from optuna_vpbo._combinations import candidate_rows, least_observed, n_rows
 from optuna_vpbo._fit import ModelCache
 from optuna_vpbo._fit_store import StudyFitStore
 from optuna_vpbo._init_design import N_MAX_VALUE_POINTS, max_value_samples, mes_numeric_point, random_points
@@ -51,6 +51,7 @@ from optuna_vpbo._proposals import (
 from optuna_vpbo._repeat_policy import may_repeat_complete
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import VPBOSettings
+from optuna_vpbo._stall import explores, unpaid_explorations
 from optuna_vpbo._tree_encoder import TreeEncoder
 from optuna_vpbo._trial_states import (
     CURVE_MODES,
@@ -171,7 +172,7 @@ class TrialPipeline:
             term = _acquisition.log_expected_improvement(models[0], feasible)
             starts_order = np.lexsort((-models[0].targets, ~feasible))  # feasible trials first, each group best first
             n_observed = self._settings.n_refine - 1 if self._settings.n_refine > 0 else None
-            stalled = is_stalled(len(observed.complete), int(starts_order[0]), self._settings.stall_trials, trial.number)
+            stalled = self._explores(observed, models[0].targets, feasible, int(starts_order[0]), trial.number)
             phase = {"phase": "proposals", "stalled": stalled}
         acquisition = _acquisition.with_feasibility(term, constraints)
         proposal = self._propose(
@@ -215,6 +216,19 @@ class TrialPipeline:
             finished = ModelData(numbers, *observed.finished, data.store)
             constraints.append(success_model(self._cache, observed.key, finished, labels, rng))
         return constraints, np.concatenate([feasible, np.zeros(observed.n_imputed, dtype=bool)])
+
+    def _explores(
+        self, observed: _Observations, targets: np.ndarray, feasible: np.ndarray, best_row: int, trial_number: int
+    ) -> bool:
+        """The stall safeguard (``_stall``): whether this trial proposes among the least observed
+        combinations; the best objective row is ``best_row``. The backoff acts in flat spaces
+        only: a conditional space's least observed leaves are the branches the model wrote off."""
+        stall_trials = self._settings.stall_trials
+        backoff = self._settings.stall_backoff if observed.encoder.tree.is_flat else 0
+        n_complete = len(observed.complete)
+        numbers = np.array([t.number for t in observed.complete], dtype=np.int64)
+        unpaid = unpaid_explorations(targets[:n_complete], feasible[:n_complete], numbers, stall_trials, backoff)
+        return explores(n_complete - 1 - best_row, unpaid, trial_number, stall_trials, backoff)
 
     def _uses_hypervolume(self, study: Study, encoder: TreeEncoder) -> bool:
         limit = self._settings.max_enumerated_combinations

@@ -49,9 +49,15 @@ class VPBOSettings:
             al. 2024) or ``"none"`` (maximum likelihood, the paper's; try it when the optimum is a
             narrow basin in a flat region).
         stall_trials: Stall safeguard (0: off): once the best trial is at least this many
-            complete trials old, every odd-numbered trial proposes only among the combinations
-            (leaves) observed least, so that a branch the model wrote off early is tried again.
-            Has no effect on studies that use log EHVI (2-3 objectives).
+            complete trials old, every odd-numbered trial (fewer with ``stall_backoff``) proposes
+            only among the combinations (leaves) observed least, so that a branch the model wrote
+            off early is tried again. Has no effect on studies that use log EHVI (2-3 objectives).
+        stall_backoff: In a flat space (no conditional parameters) the stall safeguard reads its
+            own record (0: it does not): each run of this many exploring trials in a row that did
+            not beat the best trial before them halves how often a stalled study explores (every
+            2nd, 4th, 8th ... trial), and an exploring trial that beat it restores every other
+            trial (``_stall``). A conditional space keeps every other trial: its least observed
+            leaves are branches the model may have written off on a few points.
         n_restarts: L-BFGS-B starts per hyperparameter fit, one of them warm-started from the
             previous fit; beyond 300 trials a refit starts from the previous fit alone.
         max_enumerated_combinations: Up to this many categorical combinations (leaves of a
@@ -97,6 +103,7 @@ class VPBOSettings:
     early_refits: bool = True
     hyperparameter_prior: str = "dimension-scaled"
     stall_trials: int = 10
+    stall_backoff: int = 10
     n_restarts: int = 3
     max_enumerated_combinations: int = 4096
     output_transform: str = "yeo-johnson"
@@ -127,7 +134,7 @@ class VPBOSettings:
     def __post_init__(self) -> None:
         for name in ("n_candidates", "refit_interval", "n_restarts", "max_enumerated_combinations"):
             _check_int(name, getattr(self, name), minimum=1)
-        for name in ("n_startup_trials", "n_refine", "stall_trials"):
+        for name in ("n_startup_trials", "n_refine", "stall_trials", "stall_backoff"):
             _check_int(name, getattr(self, name), minimum=0)
         for name in ("search_initialization", "early_refits"):
             if not isinstance(getattr(self, name), bool):
@@ -175,6 +182,7 @@ PRESETS: dict[str, VPBOSettings] = {
         n_restarts=5,
         output_transform="standardize",
         stall_trials=0,
+        stall_backoff=0,
         pruned_trials="ignore",
         failed_trials="ignore",
         complete_repeats="allowed",

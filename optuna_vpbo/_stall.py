@@ -1,0 +1,54 @@
+"""The stall safeguard: when a study stops improving, some trials explore the combinations it
+has observed least, and how often depends on whether that exploration has paid in this study.
+
+A study is stalled once its best complete trial is at least ``stall_trials`` complete trials old.
+A stalled study explores on the trials whose number is 1 modulo a period, 2 to begin with (every
+odd trial): a model that is confident too early (a narrow basin in a branch it sampled twice)
+otherwise never returns there. With ``backoff`` > 0 the study's own history sets the period: each
+run of ``backoff`` exploring trials in a row that did not beat the best trial before them doubles
+it, and an exploring trial that did resets it to 2: where the best combination is found and its
+numeric part is left to refine, exploration stops costing every other trial. The pipeline applies
+the backoff to flat spaces only: in a conditional space the least observed leaves are branches
+whose own parameters the model has seen on a few points (conditional_trap's well is found by
+exploring trials that pay rarely, and late).
+
+The history is replayed from the complete trials in trial-number order, so every process and
+every worker derives the same period from the same storage: nothing is written to it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# The longest period: one exploring trial in 2 ** (MAX_HALVINGS + 1) trials.
+MAX_HALVINGS = 10
+
+
+def explores(age: int, unpaid: int, trial_number: int, stall_trials: int, backoff: int) -> bool:
+    """Whether trial ``trial_number`` explores the least observed combinations: the best trial is
+    ``age`` complete trials old and ``unpaid`` exploring trials in a row have not beaten it."""
+    if stall_trials <= 0 or age < stall_trials:
+        return False
+    halvings = min(unpaid // backoff, MAX_HALVINGS) if backoff > 0 else 0
+    return trial_number % (2 << halvings) == 1
+
+
+def unpaid_explorations(
+    targets: np.ndarray, feasible: np.ndarray, numbers: np.ndarray, stall_trials: int, backoff: int
+) -> int:
+    """Replay the complete trials (``targets``: higher is better; ``feasible``; trial ``numbers``)
+    in trial-number order: how many exploring trials in a row, up to the last, did not beat the
+    best trial before them (0 without ``backoff``: the period never changes)."""
+    if backoff <= 0 or stall_trials <= 0:
+        return 0
+    order = np.argsort(numbers, kind="stable")
+    best: tuple[bool, float] | None = None
+    best_position = -1
+    unpaid = 0
+    for position, i in enumerate(order):
+        key = (bool(feasible[i]), float(targets[i]))
+        if best is not None and explores(position - 1 - best_position, unpaid, int(numbers[i]), stall_trials, backoff):
+            unpaid = 0 if key > best else unpaid + 1
+        if best is None or key > best:
+            best, best_position = key, position
+    return unpaid
