@@ -57,7 +57,9 @@ class VPBOSettings:
             not beat the best trial before them halves how often a stalled study explores (every
             2nd, 4th, 8th ... trial), and an exploring trial that beat it restores every other
             trial (``_stall``). A conditional space keeps every other trial: its least observed
-            leaves are branches the model may have written off on a few points.
+            leaves are branches the model may have written off on a few points. Try 10 where the
+            best combination is found early and its numeric part is what is left to refine
+            (docs/decisions.md, "The stall safeguard reads its own record").
         n_restarts: L-BFGS-B starts per hyperparameter fit, one of them warm-started from the
             previous fit; beyond 300 trials a refit starts from the previous fit alone.
         max_enumerated_combinations: Up to this many categorical combinations (leaves of a
@@ -103,7 +105,7 @@ class VPBOSettings:
     early_refits: bool = True
     hyperparameter_prior: str = "dimension-scaled"
     stall_trials: int = 10
-    stall_backoff: int = 10
+    stall_backoff: int = 0
     n_restarts: int = 3
     max_enumerated_combinations: int = 4096
     output_transform: str = "yeo-johnson"
