@@ -266,6 +266,7 @@ class TrialPipeline:
             snap=encoder.snap,
             n_ranking=N_RANKING,
             repeats=repeats,
+            grids=encoder.grid_units() if self._settings.discrete_line_search else None,
         )
 
 

@@ -40,6 +40,10 @@ class VPBOSettings:
             and from up to ``n_refine - 1`` observed points of that combination, best first. With
             log EHVI any positive value gives up to 17 runs: from the best candidate and from up to
             16 of the combination's points on the observed Pareto front.
+        discrete_line_search: After the L-BFGS-B refinement (``n_refine`` > 0), search each int
+            and stepped dimension of the refined point on its grid in turn, the others fixed,
+            until no dimension moves (``_proposals.line_search``): the rounded optimum of the
+            continuous relaxation is not always the best grid point of the acquisition.
         refit_interval: Refit the GP hyperparameters every this many complete trials; beyond 300
             trials once the data grew by 5 % since the last fit, and at least this many apart.
         early_refits: While n / 10 is below ``refit_interval``, refit every n / 10 complete
@@ -101,6 +105,7 @@ class VPBOSettings:
     search_initialization: bool = True
     n_candidates: int = 512
     n_refine: int = 3
+    discrete_line_search: bool = False
     refit_interval: int = 10
     early_refits: bool = True
     hyperparameter_prior: str = "dimension-scaled"
@@ -138,7 +143,7 @@ class VPBOSettings:
             _check_int(name, getattr(self, name), minimum=1)
         for name in ("n_startup_trials", "n_refine", "stall_trials", "stall_backoff"):
             _check_int(name, getattr(self, name), minimum=0)
-        for name in ("search_initialization", "early_refits"):
+        for name in ("search_initialization", "early_refits", "discrete_line_search"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be a bool, got {getattr(self, name)!r}.")
         for name in (
@@ -179,6 +184,7 @@ PRESETS: dict[str, VPBOSettings] = {
         n_startup_trials=24,
         n_candidates=200,
         n_refine=0,
+        discrete_line_search=False,
         early_refits=False,
         hyperparameter_prior="none",
         n_restarts=5,

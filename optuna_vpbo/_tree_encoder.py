@@ -129,6 +129,10 @@ class TreeEncoder:
         out[:, ~active] = INACTIVE_FILL
         return out
 
+    def grid_units(self) -> list[np.ndarray | None]:
+        """Per numeric dimension, the encodings of its grid points (None: a continuous float)."""
+        return self._space.grid_units()
+
     def decode(self, row: np.ndarray, x: np.ndarray) -> dict[str, Any]:
         """The parameter values of the point (row, x): the parameters of its leaf only, as native
         Python values on Optuna's grids."""

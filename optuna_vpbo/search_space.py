@@ -102,6 +102,17 @@ class _NumericScale:
         """Whether the parameter takes grid values only (an int, or a float with a step)."""
         return self.is_int or self.step is not None
 
+    def grid_units(self) -> np.ndarray | None:
+        """The encodings of every grid point in increasing order (None: a continuous float)."""
+        if not self.on_grid:
+            return None
+        dist = self.distribution
+        grid = 1 if self.log or dist.step is None else dist.step
+        n_steps = round((dist.high - dist.low) / grid)
+        values = dist.low + np.arange(n_steps + 1) * grid
+        scaled = np.log(values) if self.log else values
+        return np.clip((scaled - self.low) / (self.high - self.low), 0.0, 1.0)
+
     def snap(self, units: np.ndarray) -> np.ndarray:
         """Move encoded values to the encodings of their nearest grid points (vectorised)."""
         if not self.on_grid:
@@ -199,6 +210,10 @@ class MixedSpaceEncoder:
     def repeat_tolerance(self) -> np.ndarray:
         """Per numeric dimension (d,), how close two encoded values are the same configuration."""
         return np.array([self._scales[name].repeat_tolerance for name in self.numeric_names], dtype=np.float64)
+
+    def grid_units(self) -> list[np.ndarray | None]:
+        """Per numeric dimension, the encodings of its grid points (None: a continuous float)."""
+        return [self._scales[name].grid_units() for name in self.numeric_names]
 
     def round_to_grid(self, x: np.ndarray) -> np.ndarray:
         """Snap encoded numeric points (m x d) to the encodings of their grid points, so that the

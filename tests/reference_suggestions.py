@@ -27,7 +27,8 @@ N_TRIALS = 30
 # Issue 21's defaults (the lab's vpbo-v2), spelled out field by field so that a new default
 # cannot change what was recorded.
 V2_SETTINGS = VPBOSettings(
-    n_startup_trials=16, search_initialization=True, n_candidates=512, n_refine=3, refit_interval=10,
+    n_startup_trials=16, search_initialization=True, n_candidates=512, n_refine=3, discrete_line_search=False,
+    refit_interval=10,
     early_refits=True, hyperparameter_prior="dimension-scaled", stall_trials=10, stall_backoff=0, n_restarts=3,
     max_enumerated_combinations=4096, output_transform="yeo-johnson", multi_objective="ehvi",
     pruned_trials="impute", failed_trials="both", complete_repeats="allowed",
