@@ -159,7 +159,11 @@ def test_report_from_stored_runs(tmp_path: Path) -> None:
                   "shifted_ackley,shifted_levy", "--checkpoints", "25,50", "--copies", "20"])
     text = (out / "ENVELOPE-cand.md").read_text()
     assert "Failing cells: **0 of 8**" in text
-    assert text.count("| shifted_ackley | ") == 3 and "| shifted_levy | 50 | 5 |" in text  # two cells and a stuck row
+    # two cells, a stuck row and a row of the stuck seeds' cost
+    assert text.count("| shifted_ackley | ") == 4 and "| shifted_levy | 50 | 5 |" in text
     assert "| shifted_ackley | 0 of 5 | 5 of 5 | 0 of 5 | 0 of 5 | - | yes |" in text
     assert "- Stuck seeds, total over 2 problems: cand 0 of 10; vpbo-v1 10 of 10; vpbo-v2 0 of 10; gp 0 of 10." in text
     assert "| selected problems | cand | 1.000 (2) | 1.000 (2) |" in text
+    # At trial 50 (the last checkpoint) the mean metric is 0.01 * mean seed + 1 / 50 above the gap:
+    # v1's seeds are all stuck, nobody else's.
+    assert "| shifted_ackley | - / 0.04 | 5.04 / - | - / 0.04 | - / 0.04 | - |" in text

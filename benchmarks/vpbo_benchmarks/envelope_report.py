@@ -267,6 +267,26 @@ def stuck_counts(entry: EnvelopeRuns, candidate: str, stuck_trials: int = STUCK_
     }
 
 
+def stuck_regrets(
+    entry: EnvelopeRuns, candidate: str, checkpoint: int, stuck_trials: int = STUCK_TRIALS
+) -> dict[str, tuple[float, float]]:
+    """{sampler: (mean metric at ``checkpoint`` of its stuck seeds, of its other seeds)}, NaN
+    where a group is empty: whether staying on a wrong combination costs on this problem (a
+    combination can be wrong by the lab's rule and still hold values as good as the right one's)."""
+    wrong = wrong_combinations(combination_bests(entry.spec, entry.stored))
+    regrets = {}
+    for sampler, records in {candidate: entry.candidate, **entry.references, **entry.peers}.items():
+        values = metric_at(records, entry.optimum, checkpoint)
+        if not values:
+            continue
+        stuck = set(stuck_seeds(records, entry.spec, wrong, stuck_trials))  # as counted in the stuck table
+        groups = ([v for s, v in values.items() if s in stuck], [v for s, v in values.items() if s not in stuck])
+        regrets[sampler] = (
+            float(np.mean(groups[0])) if groups[0] else math.nan, float(np.mean(groups[1])) if groups[1] else math.nan
+        )
+    return regrets
+
+
 def problem_sets(names: Sequence[str]) -> list[tuple[str, list[str]]]:
     """The named groups (of :data:`.registry.GROUPS`) with their problems, and the problems named
     one by one as one more set; each problem once."""
@@ -300,6 +320,8 @@ class EnvelopeResult:
     n_copies: int
     copy_seed: int
     stuck_trials: int = STUCK_TRIALS
+    # Per problem and sampler, the mean metric of the stuck and of the other seeds at the last checkpoint.
+    stuck_regrets: dict[str, dict[str, tuple[float, float]]] = dataclasses.field(default_factory=dict)
 
     def cells(self) -> list[EnvelopeCell]:
         return [cell for _, cells in self.sets for cell in cells]
@@ -319,13 +341,14 @@ def envelope(
     ``references_out``, with the peers') on the problems and groups ``names``."""
     label = candidate_label(candidate, references)
     rng = np.random.default_rng(copy_seed)
-    sets, stuck = [], {}
+    sets, stuck, regrets = [], {}, {}
     for set_name, problems in problem_sets(names):
         entries = collect_envelope(candidate_out, references_out, problems, candidate, references, peers, max_seeds)
         sets.append((set_name, [cell for e in entries for cell in envelope_cells(e, checkpoints, rng, n_copies, label)]))
         stuck.update({e.spec.name: stuck_counts(e, label, stuck_trials) for e in entries})
+        regrets.update({e.spec.name: stuck_regrets(e, label, max(checkpoints), stuck_trials) for e in entries})
     return EnvelopeResult(
-        label, tuple(references), tuple(peers), tuple(checkpoints), sets, stuck, n_copies, copy_seed, stuck_trials,
+        label, tuple(references), tuple(peers), tuple(checkpoints), sets, stuck, n_copies, copy_seed, stuck_trials, regrets,
     )
 
 
@@ -441,6 +464,14 @@ def stuck_rows(result: EnvelopeResult) -> list[list[str]]:
     ]
 
 
+def stuck_regret_rows(result: EnvelopeResult) -> list[list[str]]:
+    samplers = [result.candidate, *result.references, *result.peers]
+    return [
+        [problem, *(f"{_number(by_sampler[s][0])} / {_number(by_sampler[s][1])}" if s in by_sampler else "-" for s in samplers)]
+        for problem, by_sampler in result.stuck_regrets.items()
+    ]
+
+
 def write_envelope_report(path: Path, result: EnvelopeResult, command: str = "") -> str:
     """Write the Markdown report to ``path`` and return it."""
     samplers = [result.candidate, *result.references]
@@ -470,6 +501,10 @@ def write_envelope_report(path: Path, result: EnvelopeResult, command: str = "")
         f"## Stuck seeds: the incumbent more than {result.stuck_trials} consecutive trials on one wrong combination",
         "",
         *markdown_table(["problem", *samplers, *result.peers, "candidate's share <= better peer's"], stuck_rows(result)),
+        "",
+        f"## Stuck seeds' cost: mean metric at trial {max(result.checkpoints)}, stuck seeds / the other seeds",
+        "",
+        *markdown_table(["problem", *samplers, *result.peers], stuck_regret_rows(result)),
     ]
     text = "\n".join(lines) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
