@@ -160,19 +160,19 @@ def line_search(
     row: np.ndarray,
     x: np.ndarray,
     value: float,
-    dims: Sequence[int],
+    dims: Sequence[int] | np.ndarray,
     grids: Sequence[np.ndarray | None],
     blocked: Blocked | None = None,
 ) -> tuple[np.ndarray, float]:
     """Coordinate ascent of the acquisition over the grids of the discrete dimensions ``dims``
     of x (``grids[j]`` None: continuous, skipped), the row fixed: each dimension in turn moves to
     its best grid value (``line_points``) that is not ``blocked``, while that beats ``value``."""
-    searched = [j for j in dims if grids[j] is not None and len(grids[j]) > 1]
+    searched = [(int(j), grid) for j in dims if (grid := grids[j]) is not None and len(grid) > 1]
     h = row.reshape(1, -1).astype(np.int32)
     for _ in range(MAX_LINE_SWEEPS if searched else 0):
         moved = False
-        for j in searched:
-            values_j = line_points(grids[j], x[j])
+        for j, grid in searched:
+            values_j = line_points(grid, x[j])
             points = np.repeat(x.reshape(1, -1), len(values_j), axis=0)
             points[:, j] = values_j
             scores = np.asarray(acquisition.evaluate(np.repeat(h, len(points), axis=0), points), dtype=np.float64)

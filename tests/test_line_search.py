@@ -3,6 +3,8 @@ it searches (``grid_units``), checked against exhaustive enumeration and Optuna'
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import optuna
 import pytest
@@ -24,18 +26,20 @@ DISTRIBUTIONS = {
 def test_grid_units_decode_to_every_grid_value_in_order() -> None:
     encoder = MixedSpaceEncoder(DISTRIBUTIONS)
     grids = dict(zip(encoder.numeric_names, encoder.grid_units()))
-    expected = {
+    continuous = grids.pop("e_float")
+    expected: dict[str, list[float]] = {
         "a_int": list(range(0, 31)),
         "b_int_step": [-3, 0, 3, 6, 9],
         "c_int_log": list(range(1, 4097)),
         "d_float_step": [round(0.1 * k, 10) for k in range(11)],
     }
-    assert grids["e_float"] is None
+    assert continuous is None
     for name, values in expected.items():
         units = grids[name]
+        assert units is not None
         assert np.all(np.diff(units) > 0)
         j = encoder.numeric_names.index(name)
-        decoded = []
+        decoded: list[float] = []
         for u in units:
             x = np.full(encoder.n_numeric, 0.5)
             x[j] = u
@@ -127,7 +131,7 @@ def test_studies_with_the_line_search_suggest_on_the_grids_and_repeat_by_seed() 
         r = trial.suggest_float("r", -1.0, 1.0)
         return (k - 17.3) ** 2 / 100 + (np.log2(n) - 6.6) ** 2 + (s - 0.42) ** 2 + r**2 + (kind == "b")
 
-    def run() -> list[dict]:
+    def run() -> list[dict[str, Any]]:
         settings = VPBOSettings(n_startup_trials=6).replace(discrete_line_search=True)
         study = optuna.create_study(sampler=VPBOSampler(seed=3, settings=settings))
         study.optimize(objective, n_trials=24)
