@@ -106,24 +106,28 @@ class _NumericScale:
         """The encodings of every grid point in increasing order (None: a continuous float)."""
         if not self.on_grid:
             return None
-        dist = self.distribution
-        grid = 1 if self.log or dist.step is None else dist.step
-        n_steps = round((dist.high - dist.low) / grid)
-        values = dist.low + np.arange(n_steps + 1) * grid
-        scaled = np.log(values) if self.log else values
-        return np.clip((scaled - self.low) / (self.high - self.low), 0.0, 1.0)
+        grid, n_steps = self._grid()
+        return self._grid_encoding(np.arange(n_steps + 1), grid)
 
     def snap(self, units: np.ndarray) -> np.ndarray:
         """Move encoded values to the encodings of their nearest grid points (vectorised)."""
         if not self.on_grid:
             return units
-        dist = self.distribution
         v = self.low + np.clip(units, 0.0, 1.0) * (self.high - self.low)
         if self.log:
             v = np.exp(v)
-        grid = 1 if self.log or dist.step is None else dist.step  # not None: on a grid (above)
-        n_steps = round((dist.high - dist.low) / grid)
-        values = dist.low + np.clip(np.round((v - dist.low) / grid), 0, n_steps) * grid
+        grid, n_steps = self._grid()
+        return self._grid_encoding(np.clip(np.round((v - self.distribution.low) / grid), 0, n_steps), grid)
+
+    def _grid(self) -> tuple[float, int]:
+        """The grid spacing in the original space and the number of steps from low to high (on a grid)."""
+        dist = self.distribution
+        grid = 1 if self.log or dist.step is None else dist.step  # not None: on a grid
+        return grid, round((dist.high - dist.low) / grid)
+
+    def _grid_encoding(self, steps: np.ndarray, grid: float) -> np.ndarray:
+        """The encodings of the grid points ``steps`` steps above low."""
+        values = self.distribution.low + steps * grid
         scaled = np.log(values) if self.log else values
         return np.clip((scaled - self.low) / (self.high - self.low), 0.0, 1.0)
 
