@@ -258,29 +258,33 @@ def relative_regrets(cells: Sequence[EnvelopeCell], checkpoints: Sequence[int]) 
     return ratios
 
 
-def stuck_counts(entry: EnvelopeRuns, candidate: str, stuck_trials: int = STUCK_TRIALS) -> dict[str, tuple[int, int]]:
-    """{sampler: (stuck seeds, seeds)} of the candidate (under ``candidate``), the references and the peers."""
+def stuck_seed_sets(
+    entry: EnvelopeRuns, candidate: str, stuck_trials: int = STUCK_TRIALS
+) -> dict[str, tuple[list[Record], set[int]]]:
+    """{sampler: (its runs, its stuck seeds)} of the candidate (under ``candidate``), the
+    references and the peers that have runs."""
     wrong = wrong_combinations(combination_bests(entry.spec, entry.stored))
     runs = {candidate: entry.candidate, **entry.references, **entry.peers}
-    return {
-        s: (len(stuck_seeds(records, entry.spec, wrong, stuck_trials)), len(records)) for s, records in runs.items() if records
-    }
+    return {s: (records, set(stuck_seeds(records, entry.spec, wrong, stuck_trials))) for s, records in runs.items() if records}
+
+
+def stuck_counts(stuck: Mapping[str, tuple[list[Record], set[int]]]) -> dict[str, tuple[int, int]]:
+    """{sampler: (stuck seeds, seeds)} of ``stuck_seed_sets``."""
+    return {s: (len(seeds), len(records)) for s, (records, seeds) in stuck.items()}
 
 
 def stuck_regrets(
-    entry: EnvelopeRuns, candidate: str, checkpoint: int, stuck_trials: int = STUCK_TRIALS
+    entry: EnvelopeRuns, stuck: Mapping[str, tuple[list[Record], set[int]]], checkpoint: int
 ) -> dict[str, tuple[float, float]]:
     """{sampler: (mean metric at ``checkpoint`` of its stuck seeds, of its other seeds)}, NaN
     where a group is empty: whether staying on a wrong combination costs on this problem (a
     combination can be wrong by the lab's rule and still hold values as good as the right one's)."""
-    wrong = wrong_combinations(combination_bests(entry.spec, entry.stored))
     regrets = {}
-    for sampler, records in {candidate: entry.candidate, **entry.references, **entry.peers}.items():
+    for sampler, (records, seeds) in stuck.items():
         values = metric_at(records, entry.optimum, checkpoint)
         if not values:
             continue
-        stuck = set(stuck_seeds(records, entry.spec, wrong, stuck_trials))  # as counted in the stuck table
-        groups = ([v for s, v in values.items() if s in stuck], [v for s, v in values.items() if s not in stuck])
+        groups = ([v for s, v in values.items() if s in seeds], [v for s, v in values.items() if s not in seeds])
         regrets[sampler] = (
             float(np.mean(groups[0])) if groups[0] else math.nan, float(np.mean(groups[1])) if groups[1] else math.nan
         )
@@ -345,8 +349,10 @@ def envelope(
     for set_name, problems in problem_sets(names):
         entries = collect_envelope(candidate_out, references_out, problems, candidate, references, peers, max_seeds)
         sets.append((set_name, [cell for e in entries for cell in envelope_cells(e, checkpoints, rng, n_copies, label)]))
-        stuck.update({e.spec.name: stuck_counts(e, label, stuck_trials) for e in entries})
-        regrets.update({e.spec.name: stuck_regrets(e, label, max(checkpoints), stuck_trials) for e in entries})
+        for e in entries:
+            seed_sets = stuck_seed_sets(e, label, stuck_trials)
+            stuck[e.spec.name] = stuck_counts(seed_sets)
+            regrets[e.spec.name] = stuck_regrets(e, seed_sets, max(checkpoints))
     return EnvelopeResult(
         label, tuple(references), tuple(peers), tuple(checkpoints), sets, stuck, n_copies, copy_seed, stuck_trials, regrets,
     )
