@@ -252,15 +252,16 @@ def propose(
         same_row = np.all(starts.observed_h == row, axis=1)
         taken = Repeats(starts.taken_h, starts.taken_x, np.full(len(x), SAME_POINT))
 
-        def blocked(row: np.ndarray, points: np.ndarray) -> np.ndarray:
-            mask = taken.mask(row, points)
-            return mask | repeats.mask(row, points) if repeats is not None else mask
+        def blocked(of_row: np.ndarray, points: np.ndarray) -> np.ndarray:
+            """Which ``points`` are taken or repeat a pruned or failed trial."""
+            mask = taken.mask(of_row, points)
+            return mask | repeats.mask(of_row, points) if repeats is not None else mask
 
         for x0 in [x, *starts.observed_x[same_row][: starts.n_observed]]:
             x_refined, value_refined = refine(acquisition, row, x0, active, snap)
             if grids is not None:
                 x_refined, value_refined = line_search(acquisition, row, x_refined, value_refined, active, grids, blocked)
-            repeated = taken.contains(row, x_refined) or (repeats is not None and repeats.contains(row, x_refined))
+            repeated = bool(blocked(row, x_refined.reshape(1, -1))[0])
             if value_refined > value and not repeated:
                 x, value = x_refined, value_refined
     ranking = [(rows[i], float(values[i])) for i in order[:n_ranking]]
