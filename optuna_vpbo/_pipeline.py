@@ -27,6 +27,7 @@ from optuna_vpbo import _acquisition, _core, _optuna_compat, _pending
 from optuna_vpbo._combinations import candidate_rows, least_observed, n_rows
 from optuna_vpbo._fit import ModelCache
 from optuna_vpbo._fit_store import StudyFitStore
+from optuna_vpbo._flat_dimensions import with_flat_drawn
 from optuna_vpbo._init_design import N_MAX_VALUE_POINTS, max_value_samples, mes_numeric_point, random_points
 from optuna_vpbo._models import (
     ConstraintModel,
@@ -41,6 +42,7 @@ from optuna_vpbo._multi_objective import MAX_FRONT_STARTS, feasible_front, scala
 from optuna_vpbo._output_transforms import make_output_transform
 from optuna_vpbo._proposals import (
     N_SCREEN_CANDIDATES,
+    SAME_POINT,
     Proposal,
     RefinementStarts,
     Repeats,
@@ -178,6 +180,9 @@ class TrialPipeline:
         proposal = self._propose(
             acquisition, observed, candidates, (starts_order, n_observed), rng, repeats, phase.get("stalled", False)
         )
+        if self._settings.flat_dimensions == "draw" and not hypervolume and not constraints:
+            proposal, drawn = self._draw_flat(proposal, models[0], observed, repeats, rng)
+            phase["drawn"] = [observed.encoder.numeric_names[j] for j in drawn]
         details = {**phase, "top_proposals": _ranking(proposal, observed.encoder), **diagnostics}
         details |= _repeat_diagnostics(observed, proposal)
         suggestion = _suggestion(proposal, observed.encoder, {**details, **_success_diagnostics(constraints, proposal)})
@@ -229,6 +234,20 @@ class TrialPipeline:
         numbers = np.array([t.number for t in observed.complete], dtype=np.int64)
         unpaid = unpaid_explorations(targets[:n_complete], feasible[:n_complete], numbers, stall_trials, backoff)
         return explores(n_complete - 1 - best_row, unpaid, trial_number, stall_trials, backoff)
+
+    def _draw_flat(
+        self, proposal: Proposal, model: ObjectiveModel, observed: _Observations, repeats: Repeats, rng: np.random.Generator
+    ) -> tuple[Proposal, np.ndarray]:
+        """The proposal with the numeric dimensions the model finds flat drawn uniformly
+        (``_flat_dimensions``), unless that point is taken or repeats a pruned or failed trial."""
+        taken_h, taken_x = observed.taken
+        taken = Repeats(taken_h, taken_x, np.full(observed.encoder.n_numeric, SAME_POINT))
+
+        def blocked(row: np.ndarray, x: np.ndarray) -> bool:
+            return taken.contains(row, x) or repeats.contains(row, x)
+
+        active = observed.encoder.numeric_masks(proposal.row.reshape(1, -1))[0]
+        return with_flat_drawn(proposal, model, active, observed.encoder.snap, rng, blocked)
 
     def _uses_hypervolume(self, study: Study, encoder: TreeEncoder) -> bool:
         limit = self._settings.max_enumerated_combinations

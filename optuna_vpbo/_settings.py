@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from optuna_vpbo._flat_dimensions import FLAT_DIMENSIONS
 from optuna_vpbo._output_transforms import validate_output_transform
 from optuna_vpbo._priors import negative_log_prior
 from optuna_vpbo._repeat_policy import COMPLETE_REPEATS
@@ -47,6 +48,13 @@ class VPBOSettings:
             default: on 19 problems with ints it found better grid points and no better results
             (docs/decisions.md, "A discrete line search, flat dimensions, and what a stuck seed
             costs").
+        flat_dimensions: ``"draw"``: a numeric dimension of the chosen point whose lengthscale
+            is at least 2 (the unit box is 1 wide) and along which the posterior mean moves less
+            than the fitted noise's standard deviation is drawn uniformly instead of optimised
+            (``_flat_dimensions``): the model has no evidence that it matters, and the
+            acquisition's maximiser along it is an extrapolation to the box's faces. With one
+            objective or ParEGO and no constraints. ``"optimise"`` (the paper's): every
+            dimension is optimised.
         refit_interval: Refit the GP hyperparameters every this many complete trials; beyond 300
             trials once the data grew by 5 % since the last fit, and at least this many apart.
         early_refits: While n / 10 is below ``refit_interval``, refit every n / 10 complete
@@ -109,6 +117,7 @@ class VPBOSettings:
     n_candidates: int = 512
     n_refine: int = 3
     discrete_line_search: bool = False
+    flat_dimensions: str = "optimise"
     refit_interval: int = 10
     early_refits: bool = True
     hyperparameter_prior: str = "dimension-scaled"
@@ -150,7 +159,13 @@ class VPBOSettings:
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be a bool, got {getattr(self, name)!r}.")
         for name in (
-            "hyperparameter_prior", "output_transform", "multi_objective", "pruned_trials", "failed_trials", "complete_repeats"
+            "flat_dimensions",
+            "hyperparameter_prior",
+            "output_transform",
+            "multi_objective",
+            "pruned_trials",
+            "failed_trials",
+            "complete_repeats",
         ):
             if not isinstance(getattr(self, name), str):
                 raise TypeError(f"{name} must be a str, got {getattr(self, name)!r}.")
@@ -161,7 +176,10 @@ class VPBOSettings:
                 f"multi_objective must be one of {MULTI_OBJECTIVE_METHODS}, got {self.multi_objective!r}."
             )
         for name, choices in (
-            ("pruned_trials", PRUNED_TRIALS), ("failed_trials", FAILED_TRIALS), ("complete_repeats", COMPLETE_REPEATS)
+            ("flat_dimensions", FLAT_DIMENSIONS),
+            ("pruned_trials", PRUNED_TRIALS),
+            ("failed_trials", FAILED_TRIALS),
+            ("complete_repeats", COMPLETE_REPEATS),
         ):
             if getattr(self, name) not in choices:
                 raise ValueError(f"{name} must be one of {choices}, got {getattr(self, name)!r}.")
@@ -188,6 +206,7 @@ PRESETS: dict[str, VPBOSettings] = {
         n_candidates=200,
         n_refine=0,
         discrete_line_search=False,
+        flat_dimensions="optimise",
         early_refits=False,
         hyperparameter_prior="none",
         n_restarts=5,
