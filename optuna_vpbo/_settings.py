@@ -53,8 +53,11 @@ class VPBOSettings:
             than the fitted noise's standard deviation is drawn uniformly instead of optimised
             (``_flat_dimensions``): the model has no evidence that it matters, and the
             acquisition's maximiser along it is an extrapolation to the box's faces. With one
-            objective or ParEGO and no constraints. ``"optimise"`` (the paper's): every
-            dimension is optimised.
+            objective or ParEGO and no feasibility model (constraints, or the success model of
+            failed trials). Off by default: it helps where a study keeps proposing a
+            parameter's bounds and was no better on problems it was not chosen on
+            (docs/decisions.md, "Flat dimensions drawn, not optimised"). ``"optimise"`` (the
+            paper's): every dimension is optimised.
         refit_interval: Refit the GP hyperparameters every this many complete trials; beyond 300
             trials once the data grew by 5 % since the last fit, and at least this many apart.
         early_refits: While n / 10 is below ``refit_interval``, refit every n / 10 complete
