@@ -12,12 +12,11 @@ it until the data say whether it matters.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 
 from optuna_vpbo._models import ObjectiveModel
-from optuna_vpbo._proposals import Proposal, Snap
+from optuna_vpbo._proposals import Blocked, Proposal, Snap
 
 FLAT_DIMENSIONS = ("optimise", "draw")
 # A dimension is a candidate when its lengthscale is at least this (the unit box is 1 wide).
@@ -51,7 +50,7 @@ def with_flat_drawn(
     active: np.ndarray,
     snap: Snap,
     rng: np.random.Generator,
-    blocked: Callable[[np.ndarray, np.ndarray], bool],
+    blocked: Blocked,
 ) -> tuple[Proposal, np.ndarray]:
     """The proposal with its flat dimensions (``flat_dimensions``) drawn uniformly and snapped to
     the parameters' grids, and the drawn dimensions; unchanged (none drawn) when no dimension is
@@ -63,6 +62,6 @@ def with_flat_drawn(
     x = proposal.x.copy()
     x[flat] = rng.uniform(size=len(flat))
     x = snap(x.reshape(1, -1), active)[0]
-    if blocked(proposal.row, x):
+    if blocked(proposal.row, x.reshape(1, -1))[0]:
         return proposal, np.zeros(0, dtype=np.int64)
     return Proposal(proposal.row, x, proposal.value, proposal.x_candidate, proposal.ranking), flat

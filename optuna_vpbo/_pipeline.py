@@ -42,10 +42,10 @@ from optuna_vpbo._multi_objective import MAX_FRONT_STARTS, feasible_front, scala
 from optuna_vpbo._output_transforms import make_output_transform
 from optuna_vpbo._proposals import (
     N_SCREEN_CANDIDATES,
-    SAME_POINT,
     Proposal,
     RefinementStarts,
     Repeats,
+    blocked_points,
     propose,
     screen,
     sobol_candidates,
@@ -240,12 +240,7 @@ class TrialPipeline:
     ) -> tuple[Proposal, np.ndarray]:
         """The proposal with the numeric dimensions the model finds flat drawn uniformly
         (``_flat_dimensions``), unless that point is taken or repeats a pruned or failed trial."""
-        taken_h, taken_x = observed.taken
-        taken = Repeats(taken_h, taken_x, np.full(observed.encoder.n_numeric, SAME_POINT))
-
-        def blocked(row: np.ndarray, x: np.ndarray) -> bool:
-            return taken.contains(row, x) or repeats.contains(row, x)
-
+        blocked = blocked_points(*observed.taken, repeats)
         active = observed.encoder.numeric_masks(proposal.row.reshape(1, -1))[0]
         return with_flat_drawn(proposal, model, active, observed.encoder.snap, rng, blocked)
 

@@ -250,13 +250,7 @@ def propose(
     active = np.flatnonzero(masks[chosen])
     if len(active) and starts.n_observed is not None and math.isfinite(value):
         same_row = np.all(starts.observed_h == row, axis=1)
-        taken = Repeats(starts.taken_h, starts.taken_x, np.full(len(x), SAME_POINT))
-
-        def blocked(of_row: np.ndarray, points: np.ndarray) -> np.ndarray:
-            """Which ``points`` are taken or repeat a pruned or failed trial."""
-            mask = taken.mask(of_row, points)
-            return mask | repeats.mask(of_row, points) if repeats is not None else mask
-
+        blocked = blocked_points(starts.taken_h, starts.taken_x, repeats)
         for x0 in [x, *starts.observed_x[same_row][: starts.n_observed]]:
             x_refined, value_refined = refine(acquisition, row, x0, active, snap)
             if grids is not None:
@@ -266,6 +260,18 @@ def propose(
                 x, value = x_refined, value_refined
     ranking = [(rows[i], float(values[i])) for i in order[:n_ranking]]
     return Proposal(np.asarray(row, dtype=np.int32), np.asarray(x, dtype=np.float64), value, x_candidate, ranking)
+
+
+def blocked_points(taken_h: np.ndarray, taken_x: np.ndarray, repeats: Repeats | None) -> Blocked:
+    """Which points of a row may not be proposed: the evaluated or pending ones (``taken_h``,
+    ``taken_x``) and those that repeat a pruned or failed trial (``repeats``)."""
+    taken = Repeats(taken_h, taken_x, np.full(taken_x.shape[1], SAME_POINT))
+
+    def blocked(row: np.ndarray, points: np.ndarray) -> np.ndarray:
+        mask = taken.mask(row, points)
+        return mask | repeats.mask(row, points) if repeats is not None else mask
+
+    return blocked
 
 
 def _without_repeats(

@@ -73,18 +73,26 @@ def snap_to_tenths(points: np.ndarray, active: np.ndarray) -> np.ndarray:
     return out
 
 
+def nothing_blocked(row: np.ndarray, points: np.ndarray) -> np.ndarray:
+    return np.zeros(len(points), dtype=bool)
+
+
+def everything_blocked(row: np.ndarray, points: np.ndarray) -> np.ndarray:
+    return np.ones(len(points), dtype=bool)
+
+
 def test_the_draw_replaces_only_the_flat_coordinates_snapped_and_respects_blocked_points() -> None:
     x, y = trend_data(np.random.default_rng(2))
     model = model_on(x, y, np.array([5.0, 5.0, 0.5]), 0.01)
     start = np.array([0.9, 1.0, 0.4])
     proposal = Proposal(np.zeros(0, np.int32), start, -1.0, start, [])
     active = np.ones(3, dtype=bool)
-    drawn, dims = with_flat_drawn(proposal, model, active, snap_to_tenths, np.random.default_rng(7), lambda r, p: False)
+    drawn, dims = with_flat_drawn(proposal, model, active, snap_to_tenths, np.random.default_rng(7), nothing_blocked)
     expected = np.round(np.random.default_rng(7).uniform(size=1)[0], 1)
     assert dims.tolist() == [1]
     assert drawn.x.tolist() == [0.9, expected, 0.4]
     assert drawn.value == proposal.value and drawn.row is proposal.row
-    kept, none = with_flat_drawn(proposal, model, active, snap_to_tenths, np.random.default_rng(7), lambda r, p: True)
+    kept, none = with_flat_drawn(proposal, model, active, snap_to_tenths, np.random.default_rng(7), everything_blocked)
     assert kept is proposal and none.size == 0
 
 
