@@ -56,6 +56,7 @@ def test_list_prints_the_problems_spaces_and_the_samplers() -> None:
     assert re.search(r"^gp +Optuna's GPSampler$", output, re.MULTILINE)
     assert re.search(r"^numeric: hartmann6, knn_breast, knn_wine, svm_breast, dt_digits, linear_breast$", output, re.MULTILINE)
     assert re.search(r"^adapt_held_out: peak_field, michalewicz_gates, ", output, re.MULTILINE)
+    assert re.search(r"^final_held_out: shubert_pairs, weierstrass_grain, ", output, re.MULTILINE)
 
 
 def test_list_expands_a_group() -> None:

@@ -4,9 +4,10 @@
   machine-learning problems of :mod:`.ml_problems`, named here and imported when one is built:
   :mod:`.lazy`);
 - the broad suite of issue 13 (:mod:`.suite`), the fresh held-out set of issue 21
-  (:mod:`.fresh_problems`) and the adapt held-out set of issue 27 (:mod:`.adapt_held_out`), with
-  their specifications (:data:`SPECS`) and groups (:data:`GROUPS`: ``tuning``, ``held_out``,
-  ``all``, ``fresh_held_out``, ``adapt_held_out``);
+  (:mod:`.fresh_problems`) and the adapt and final held-out sets of issue 27
+  (:mod:`.adapt_held_out`, :mod:`.final_held_out`), with their specifications (:data:`SPECS`)
+  and groups (:data:`GROUPS`: ``tuning``, ``held_out``, ``all``, ``fresh_held_out``,
+  ``adapt_held_out``, ``final_held_out``);
 - the numeric and int tasks of issue 27 (:mod:`.numeric_problems`: Hartmann6, and scikit-learn
   tasks with Bayesmark's ranges, imported when one is built), group ``numeric``.
 
@@ -18,7 +19,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from vpbo_benchmarks import adapt_held_out, chemistry_problems, fresh_problems, numeric_problems, suite, synthetic_problems
+from vpbo_benchmarks import (
+    adapt_held_out,
+    chemistry_problems,
+    final_held_out,
+    fresh_problems,
+    numeric_problems,
+    suite,
+    synthetic_problems,
+)
 from vpbo_benchmarks.lazy import deferred
 from vpbo_benchmarks.problem import Problem
 from vpbo_benchmarks.specs import SuiteSpec
@@ -45,14 +54,17 @@ def register(*families: Mapping[str, ProblemFactory]) -> dict[str, ProblemFactor
 
 PROBLEMS: Mapping[str, ProblemFactory] = register(
     synthetic_problems.PROBLEMS, chemistry_problems.PROBLEMS, ML_PROBLEMS, suite.PROBLEMS, fresh_problems.PROBLEMS,
-    adapt_held_out.PROBLEMS, numeric_problems.PROBLEMS,
+    adapt_held_out.PROBLEMS, final_held_out.PROBLEMS, numeric_problems.PROBLEMS,
 )
 PROBLEM_NAMES: tuple[str, ...] = tuple(PROBLEMS)
-SPECS: Mapping[str, SuiteSpec] = {**suite.SUITE_SPECS, **fresh_problems.FRESH_SPECS, **adapt_held_out.ADAPT_SPECS}
+SPECS: Mapping[str, SuiteSpec] = {
+    **suite.SUITE_SPECS, **fresh_problems.FRESH_SPECS, **adapt_held_out.ADAPT_SPECS, **final_held_out.FINAL_SPECS,
+}
 GROUPS: Mapping[str, tuple[str, ...]] = {
     **suite.HALVES,
     "fresh_held_out": fresh_problems.FRESH_HELD_OUT,
     "adapt_held_out": adapt_held_out.ADAPT_HELD_OUT,
+    "final_held_out": final_held_out.FINAL_HELD_OUT,
     "numeric": numeric_problems.NUMERIC,
 }
 
@@ -68,5 +80,5 @@ def get_problem(name: str) -> Problem:
 
 def expand_groups(names: Sequence[str]) -> list[str]:
     """Problem names with each group name of :data:`GROUPS` (``tuning``, ``held_out``,
-    ``fresh_held_out``, ``adapt_held_out``, ``numeric``, ...) replaced by its problems."""
+    ``fresh_held_out``, ``adapt_held_out``, ``final_held_out``, ``numeric``, ...) replaced by its problems."""
     return [problem for name in names for problem in GROUPS.get(name, (name,))]
