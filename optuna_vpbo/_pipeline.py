@@ -15,6 +15,7 @@ trials enter through ``_trial_states``. A flat space is a search tree with no co
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -53,7 +54,7 @@ from optuna_vpbo._proposals import (
 from optuna_vpbo._repeat_policy import may_repeat_complete
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import VPBOSettings
-from optuna_vpbo._stall import explores, unpaid_explorations
+from optuna_vpbo._stall import explores, perturbed_incumbent, perturbs, unpaid_explorations
 from optuna_vpbo._tree_encoder import TreeEncoder
 from optuna_vpbo._trial_states import (
     CURVE_MODES,
@@ -176,6 +177,10 @@ class TrialPipeline:
             n_observed = self._settings.n_refine - 1 if self._settings.n_refine > 0 else None
             stalled = self._explores(observed, models[0].targets, feasible, int(starts_order[0]), trial.number)
             phase = {"phase": "proposals", "stalled": stalled}
+            perturbed = self._perturbed_incumbent(observed, int(starts_order[0]), trial.number, repeats, rng)
+            if perturbed is not None:
+                suggestion = _suggestion(perturbed, observed.encoder, {**phase, "perturbed": True, **diagnostics})
+                return _with_prediction(suggestion, models, observed)
         acquisition = _acquisition.with_feasibility(term, constraints)
         proposal = self._propose(
             acquisition, observed, candidates, (starts_order, n_observed), rng, repeats, phase.get("stalled", False)
@@ -234,6 +239,23 @@ class TrialPipeline:
         numbers = np.array([t.number for t in observed.complete], dtype=np.int64)
         unpaid = unpaid_explorations(targets[:n_complete], feasible[:n_complete], numbers, stall_trials, backoff)
         return explores(n_complete - 1 - best_row, unpaid, trial_number, stall_trials, backoff)
+
+    def _perturbed_incumbent(
+        self, observed: _Observations, best_row: int, trial_number: int, repeats: Repeats, rng: np.random.Generator
+    ) -> Proposal | None:
+        """With ``stall_perturbation``, in a flat space: on the trials where a stalled study
+        perturbs (``_stall``), the incumbent (objective row ``best_row``) with one active numeric
+        coordinate drawn, unless every draw is taken or repeats a pruned or failed trial."""
+        age = len(observed.complete) - 1 - best_row
+        if not (self._settings.stall_perturbation and observed.encoder.tree.is_flat):
+            return None
+        if not perturbs(age, trial_number, self._settings.stall_trials):
+            return None
+        row, x = observed.h[best_row], observed.x[best_row]
+        blocked = blocked_points(*observed.taken, repeats)
+        active = observed.encoder.numeric_masks(row.reshape(1, -1))[0]
+        point = perturbed_incumbent(x, active, observed.encoder.snap, rng, lambda p: bool(blocked(row, p.reshape(1, -1))[0]))
+        return None if point is None else Proposal(np.asarray(row, dtype=np.int32), point, math.nan, point, [])
 
     def _draw_flat(
         self, proposal: Proposal, model: ObjectiveModel, observed: _Observations, repeats: Repeats, rng: np.random.Generator

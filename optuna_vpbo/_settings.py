@@ -78,6 +78,12 @@ class VPBOSettings:
             leaves are branches the model may have written off on a few points. Try 10 where the
             best combination is found early and its numeric part is what is left to refine
             (docs/decisions.md, "The stall safeguard reads its own record").
+        stall_perturbation: In a flat space, a stalled study (as for ``stall_trials``) proposes on
+            every trial whose number is a multiple of 4 its incumbent with one active numeric
+            coordinate drawn uniformly: a float or int stuck in a local minimum the model
+            believes in (a face of the box) is tried elsewhere (``_stall``; docs/decisions.md,
+            "Stalled trials perturb the incumbent"). A conditional space, and a study that uses
+            log EHVI, do not.
         n_restarts: L-BFGS-B starts per hyperparameter fit, one of them warm-started from the
             previous fit; beyond 300 trials a refit starts from the previous fit alone.
         max_enumerated_combinations: Up to this many categorical combinations (leaves of a
@@ -126,6 +132,7 @@ class VPBOSettings:
     hyperparameter_prior: str = "dimension-scaled"
     stall_trials: int = 10
     stall_backoff: int = 0
+    stall_perturbation: bool = True
     n_restarts: int = 3
     max_enumerated_combinations: int = 4096
     output_transform: str = "yeo-johnson"
@@ -158,7 +165,7 @@ class VPBOSettings:
             _check_int(name, getattr(self, name), minimum=1)
         for name in ("n_startup_trials", "n_refine", "stall_trials", "stall_backoff"):
             _check_int(name, getattr(self, name), minimum=0)
-        for name in ("search_initialization", "early_refits", "discrete_line_search"):
+        for name in ("search_initialization", "early_refits", "discrete_line_search", "stall_perturbation"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be a bool, got {getattr(self, name)!r}.")
         for name in (
@@ -216,6 +223,7 @@ PRESETS: dict[str, VPBOSettings] = {
         output_transform="standardize",
         stall_trials=0,
         stall_backoff=0,
+        stall_perturbation=False,
         pruned_trials="ignore",
         failed_trials="ignore",
         complete_repeats="allowed",

@@ -12,16 +12,30 @@ the backoff to flat spaces only: in a conditional space the least observed leave
 whose own parameters the model has seen on a few points (conditional_trap's well is found by
 exploring trials that pay rarely, and late).
 
+With perturbations, a stalled study in a flat space also tries its incumbent elsewhere: on the
+trials whose number is a multiple of ``PERTURBATION_PERIOD`` (half of those that do not explore)
+it proposes the incumbent with one active numeric coordinate drawn uniformly. A float or int
+can sit in a local minimum that the model believes in (Ackley-5-3's floats on the box's faces,
+where the cosine term is as good as at the centre: docs/decisions.md, "Stalled trials perturb
+the incumbent"); neither the least observed combinations nor the acquisition move it there.
+
 The history is replayed from the complete trials in trial-number order, so every process and
 every worker derives the same period from the same storage: nothing is written to it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 # The longest period: one exploring trial in 2 ** (MAX_HALVINGS + 1) trials.
 MAX_HALVINGS = 10
+# A stalled study perturbs its incumbent on the trials whose number is a multiple of this: every
+# other even trial, so that the odd ones still explore.
+PERTURBATION_PERIOD = 4
+# Draws of the perturbed coordinate before the perturbation gives up (every draw taken).
+MAX_PERTURBATION_DRAWS = 8
 
 
 def explores(age: int, unpaid: int, trial_number: int, stall_trials: int, backoff: int) -> bool:
@@ -52,3 +66,30 @@ def unpaid_explorations(
         if best is None or key > best:
             best, best_position = key, position
     return unpaid
+
+
+def perturbs(age: int, trial_number: int, stall_trials: int) -> bool:
+    """Whether trial ``trial_number`` perturbs the incumbent, which is ``age`` complete trials old."""
+    return 0 < stall_trials <= age and trial_number % PERTURBATION_PERIOD == 0
+
+
+def perturbed_incumbent(
+    x: np.ndarray,
+    active: np.ndarray,
+    snap: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    rng: np.random.Generator,
+    blocked: Callable[[np.ndarray], bool],
+) -> np.ndarray | None:
+    """The incumbent's numeric point ``x`` (unit box) with one of its ``active`` coordinates, chosen
+    uniformly, drawn uniformly and snapped (``snap(points, active)``); None when it has no active
+    coordinate or ``MAX_PERTURBATION_DRAWS`` draws were all ``blocked``."""
+    dims = np.flatnonzero(active)
+    if len(dims) == 0:
+        return None
+    for _ in range(MAX_PERTURBATION_DRAWS):
+        point = x.copy()
+        point[int(rng.choice(dims))] = rng.uniform()
+        point = snap(point.reshape(1, -1), active)[0]
+        if not blocked(point):
+            return point
+    return None

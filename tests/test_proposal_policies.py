@@ -1,5 +1,5 @@
 """The small policies around the value proposals: the stall safeguard that sends a stuck study to
-its least observed combinations."""
+its least observed combinations and tries its incumbent with one numeric coordinate drawn."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from conftest import make_sampler
 from optuna_vpbo._combinations import least_observed
-from optuna_vpbo._stall import explores, unpaid_explorations
+from optuna_vpbo._stall import MAX_PERTURBATION_DRAWS, explores, perturbed_incumbent, perturbs, unpaid_explorations
 
 
 def test_a_study_stalls_only_after_the_stall_and_on_odd_trials() -> None:
@@ -99,3 +99,94 @@ def test_a_stalled_study_tries_other_combinations(conditional: bool, backoff: in
     for t in stalled:
         counts = {k: sum(u.params["kind"] == k for u in study.trials[: t.number]) for k in ("a", "b", "c")}
         assert counts[t.params["kind"]] == min(counts.values())
+
+
+def _grid_snap(points: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """A snap onto the grid {0, 1/4, ..., 1} on the ``mask`` dimensions, the others at 0.5."""
+    return np.where(mask, np.round(points * 4) / 4, 0.5)
+
+
+def test_a_perturbation_draws_one_active_coordinate_uniformly_onto_its_grid() -> None:
+    rng = np.random.default_rng(3)
+    x = np.array([0.25, 0.5, 0.75])
+    active = np.array([True, False, True])
+    drawn = []
+    for _ in range(4000):
+        point = perturbed_incumbent(x, active, _grid_snap, rng, lambda p: False)
+        assert point is not None
+        assert np.count_nonzero(point != x) <= 1 and point[1] == 0.5
+        assert np.all(np.isin(point, np.arange(5) / 4))
+        drawn.append(point)
+    # A drawn value is uniform on [0, 1] snapped to the nearest of 5 points: the end points take
+    # 1/8 of the draws, the inner ones 1/4 (chi-square over the draws that moved the coordinate;
+    # a draw that lands on x's own grid point changes nothing). Each active coordinate is chosen
+    # in half the draws.
+    stats = pytest.importorskip("scipy.stats")
+    for j in (0, 2):
+        moved = np.array([p[j] for p in drawn if p[j] != x[j]])
+        kept = round(x[j] * 4)
+        counts = np.array([(moved == g / 4).sum() for g in range(5) if g != kept])
+        weights = np.delete(np.array([1.0, 2.0, 2.0, 2.0, 1.0]), kept)
+        assert stats.chisquare(counts, len(moved) * weights / weights.sum()).pvalue > 1e-4
+    moved_first = np.mean([p[0] != x[0] for p in drawn])
+    moved_last = np.mean([p[2] != x[2] for p in drawn])
+    assert abs(moved_first - moved_last) < 0.05  # both 1/2 * 3/4 (a draw stays on x's point 1/4 of the time)
+
+
+def test_a_perturbation_gives_up_without_active_coordinates_or_free_points() -> None:
+    rng = np.random.default_rng(0)
+    x = np.array([0.25, 0.5])
+    assert perturbed_incumbent(x, np.zeros(2, dtype=bool), _grid_snap, rng, lambda p: False) is None
+    tried: list[np.ndarray] = []
+
+    def every_point_taken(point: np.ndarray) -> bool:
+        tried.append(point)
+        return True
+
+    assert perturbed_incumbent(x, np.ones(2, dtype=bool), _grid_snap, rng, every_point_taken) is None
+    assert len(tried) == MAX_PERTURBATION_DRAWS
+    for _ in range(50):  # only x0 = 1 is free: nothing else is returned
+        point = perturbed_incumbent(x, np.array([True, False]), _grid_snap, rng, lambda p: p[0] != 1.0)
+        assert point is None or point[0] == 1.0
+
+
+def test_a_stalled_study_perturbs_on_every_fourth_trial() -> None:
+    assert [n for n in range(30) if perturbs(10, n, stall_trials=10)] == [0, 4, 8, 12, 16, 20, 24, 28]
+    assert not any(perturbs(9, n, stall_trials=10) for n in range(30))
+    assert not any(perturbs(50, n, stall_trials=0) for n in range(30))
+
+
+@pytest.mark.parametrize("conditional", [False, True], ids=["flat", "conditional"])
+@pytest.mark.parametrize("perturbation", [True, False], ids=["perturbation", "none"])
+def test_a_stalled_study_perturbs_its_incumbent_between_explorations(conditional: bool, perturbation: bool) -> None:
+    """An objective whose best value comes first and never improves: once stalled (trial 7 on),
+    the odd trials explore the least observed combinations as before and, in the flat space,
+    trials 8, 12, ... are the incumbent (trial 0) with one of its two floats drawn; a
+    conditional space, or ``stall_perturbation=False``, has none."""
+
+    def objective(trial: optuna.Trial) -> float:
+        kind = trial.suggest_categorical("kind", ["a", "b", "c"])
+        if conditional and kind == "c":
+            return 5.0 + trial.suggest_float("z", 0, 1)
+        x = trial.suggest_float("x", 0, 1)
+        y = trial.suggest_float("y", -1, 1)
+        return 0.0 if trial.number == 0 else 1.0 + x + y
+
+    def study_of(record: bool) -> optuna.Study:
+        sampler = make_sampler(
+            n_startup_trials=4, stall_trials=6, stall_perturbation=perturbation, record_proposals=record
+        )
+        study = optuna.create_study(sampler=sampler)
+        study.enqueue_trial({"kind": "a", "x": 0.5, "y": 0.25})
+        study.optimize(objective, n_trials=24)
+        return study
+
+    study = study_of(record=True)
+    stalled = [t.number for t in study.trials if t.user_attrs.get("vpbo", {}).get("stalled")]
+    perturbed = [t for t in study.trials if t.user_attrs.get("vpbo", {}).get("perturbed")]
+    assert stalled == list(range(7, 24, 2))
+    assert [t.number for t in perturbed] == ([8, 12, 16, 20] if perturbation and not conditional else [])
+    for t in perturbed:
+        assert t.params["kind"] == "a"
+        assert sum(t.params[name] != study.trials[0].params[name] for name in ("x", "y")) == 1
+    assert [t.params for t in study_of(record=False).trials] == [t.params for t in study.trials]
