@@ -63,6 +63,14 @@ def test_markdown_says_what_the_model_learnt_from_pruned_and_failed_trials() -> 
     assert "does not fail" not in diagnostics_markdown({**SINGLE, "pruned_in_model": 2, "failed_in_model": 0})
 
 
+def test_markdown_says_a_perturbed_trial_is_the_incumbent_with_one_parameter_drawn() -> None:
+    perturbed = {key: value for key, value in SINGLE.items() if key != "top_proposals"} | {"perturbed": True}
+    text = diagnostics_markdown(perturbed)
+    assert "this trial is its best trial with one numeric parameter drawn" in text
+    assert "Top value proposals" not in text and "**Fitted GP model**" in text
+    assert "drawn at random" not in diagnostics_markdown(SINGLE)
+
+
 def test_markdown_of_the_random_phase_says_there_is_no_model() -> None:
     text = diagnostics_markdown({"phase": "random"})
     assert "random (initial design)" in text and "No model yet" in text and "|" not in text
