@@ -9,7 +9,9 @@ What varies with the study is plugged in, not branched into separate paths: the 
 transform, and which rows get proposals (``_combinations``); the one branch picks the objective
 term (log EHVI over one GP per objective for 2-3 objectives, else log EI over one GP, on a ParEGO
 scalarisation for more objectives) and the refinement starts that go with it. Pruned and failed
-trials enter through ``_trial_states``. A flat space is a search tree with no conditions.
+trials enter through ``_trial_states``. A flat space is a search tree with no conditions. A
+stalled study (``_stall``) explores its least observed combinations on some trials and, in a flat
+space, proposes its incumbent with one numeric coordinate drawn on others, without proposals.
 """
 
 from __future__ import annotations

@@ -83,7 +83,7 @@ class VPBOSettings:
             coordinate drawn uniformly: a float or int stuck in a local minimum the model
             believes in (a face of the box) is tried elsewhere (``_stall``; docs/decisions.md,
             "Stalled trials perturb the incumbent"). A conditional space, and a study that uses
-            log EHVI, do not.
+            log EHVI, do not; the draw reads no feasibility model (constraints, failed trials).
         n_restarts: L-BFGS-B starts per hyperparameter fit, one of them warm-started from the
             previous fit; beyond 300 trials a refit starts from the previous fit alone.
         max_enumerated_combinations: Up to this many categorical combinations (leaves of a
