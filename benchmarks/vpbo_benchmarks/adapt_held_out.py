@@ -36,8 +36,8 @@ from optuna.trial import BaseTrial
 
 from vpbo_benchmarks.adapt_landscapes import bit_branches, compact_foxholes, michalewicz_gates, peak_field
 from vpbo_benchmarks.adapt_structures import NB_T_DOF, beam_hierarchy, noisy_batch, plateau_steps, tile_autotune
-from vpbo_benchmarks.problem import NOISELESS_ATTR, Problem
-from vpbo_benchmarks.specs import FreshProblem, SuiteSpec, fresh_spec, spec_problem
+from vpbo_benchmarks.problem import Problem
+from vpbo_benchmarks.specs import FreshProblem, SuiteSpec, fresh_objective, fresh_spec, spec_problem
 
 ADAPT_HELD_OUT_PROBLEMS: tuple[FreshProblem, ...] = (
     peak_field(), michalewicz_gates(), compact_foxholes(), bit_branches(),
@@ -55,19 +55,9 @@ def observation_noise(trial: BaseTrial, sd: float) -> float:
     return sd * draw / math.sqrt(NB_T_DOF / (NB_T_DOF - 2))
 
 
-def make_objective(problem: FreshProblem) -> Callable[[BaseTrial], float]:
-    """The Optuna objective: the noiseless value, or for a noisy problem the value plus its noise
-    (the noiseless value then goes to the user attribute NOISELESS_ATTR)."""
-
-    def objective(trial: BaseTrial) -> float:
-        params = problem.suggest(trial)
-        value = float(problem.value(params))
-        if problem.noise_sd is None:
-            return value
-        trial.set_user_attr(NOISELESS_ATTR, value)
-        return value + observation_noise(trial, float(problem.noise_sd(params)))
-
-    return objective
+# The Optuna objective: the noiseless value, or for a noisy problem the value plus its Student-t noise
+# (the noiseless value then goes to the user attribute NOISELESS_ATTR).
+make_objective = functools.partial(fresh_objective, noise=observation_noise)
 
 
 ADAPT_SPECS: Mapping[str, SuiteSpec] = {p.name: fresh_spec(p, make_objective) for p in ADAPT_HELD_OUT_PROBLEMS}

@@ -40,8 +40,8 @@ from optuna.trial import BaseTrial
 
 from vpbo_benchmarks.final_landscapes import parity_branches, qing_powers, shubert_pairs, weierstrass_grain
 from vpbo_benchmarks.final_structures import SS_GAMMA_SHAPE, capped_easom, flag_cliffs, skewed_salomon, vessel_hierarchy
-from vpbo_benchmarks.problem import NOISELESS_ATTR, Problem
-from vpbo_benchmarks.specs import FreshProblem, SuiteSpec, fresh_spec, spec_problem
+from vpbo_benchmarks.problem import Problem
+from vpbo_benchmarks.specs import FreshProblem, SuiteSpec, fresh_objective, fresh_spec, spec_problem
 
 FINAL_HELD_OUT_PROBLEMS: tuple[FreshProblem, ...] = (
     shubert_pairs(), weierstrass_grain(), qing_powers(), parity_branches(),
@@ -61,19 +61,9 @@ def observation_noise(trial: BaseTrial, sd: float) -> float:
     return sd * (draw - SS_GAMMA_SHAPE) / math.sqrt(SS_GAMMA_SHAPE)
 
 
-def make_objective(problem: FreshProblem) -> Callable[[BaseTrial], float]:
-    """The Optuna objective: the noiseless value, or for a noisy problem the value plus its noise
-    (the noiseless value then goes to the user attribute NOISELESS_ATTR)."""
-
-    def objective(trial: BaseTrial) -> float:
-        params = problem.suggest(trial)
-        value = float(problem.value(params))
-        if problem.noise_sd is None:
-            return value
-        trial.set_user_attr(NOISELESS_ATTR, value)
-        return value + observation_noise(trial, float(problem.noise_sd(params)))
-
-    return objective
+# The Optuna objective: the noiseless value, or for a noisy problem the value plus its centred gamma noise
+# (the noiseless value then goes to the user attribute NOISELESS_ATTR).
+make_objective = functools.partial(fresh_objective, noise=observation_noise)
 
 
 FINAL_SPECS: Mapping[str, SuiteSpec] = {p.name: fresh_spec(p, make_objective) for p in FINAL_HELD_OUT_PROBLEMS}

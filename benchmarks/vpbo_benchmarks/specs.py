@@ -14,7 +14,7 @@ from typing import Any
 
 from optuna.trial import BaseTrial
 
-from vpbo_benchmarks.problem import MINIMIZE, Problem, observe
+from vpbo_benchmarks.problem import MINIMIZE, NOISELESS_ATTR, Problem, observe
 
 Params = Mapping[str, Any]
 
@@ -93,14 +93,22 @@ def spec_problem(spec: SuiteSpec, group: str) -> Problem:
     )
 
 
-def fresh_objective(problem: FreshProblem) -> Callable[[BaseTrial], float]:
+def fresh_objective(
+    problem: FreshProblem, noise: Callable[[BaseTrial, float], float] | None = None
+) -> Callable[[BaseTrial], float]:
     """The Optuna objective: the noiseless value, plus the problem's noise where it has some
-    (the noiseless value then goes to the user attribute ``problem.NOISELESS_ATTR``)."""
+    (the noiseless value then goes to the user attribute ``problem.NOISELESS_ATTR``): Gaussian
+    (:func:`~.problem.observe`), or ``noise(trial, sd)`` (a held-out set's own law)."""
 
     def objective(trial: BaseTrial) -> float:
         params = problem.suggest(trial)
         value = float(problem.value(params))
-        return observe(trial, value, problem.noise_sd(params)) if problem.noise_sd is not None else value
+        if problem.noise_sd is None:
+            return value
+        if noise is None:
+            return observe(trial, value, problem.noise_sd(params))
+        trial.set_user_attr(NOISELESS_ATTR, value)
+        return value + noise(trial, float(problem.noise_sd(params)))
 
     return objective
 
