@@ -37,6 +37,7 @@ from optuna_vpbo._models import (
     ModelData,
     ObjectiveModel,
     constraint_models,
+    improvement_z,
     objective_model,
     predicted_value,
     success_model,
@@ -56,7 +57,7 @@ from optuna_vpbo._proposals import (
 from optuna_vpbo._repeat_policy import may_repeat_complete
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import VPBOSettings
-from optuna_vpbo._stall import explores, perturbed_incumbent, perturbs, unpaid_explorations
+from optuna_vpbo._stall import explores, perturbed_incumbent, perturbs, spent, unpaid_explorations
 from optuna_vpbo._tree_encoder import TreeEncoder
 from optuna_vpbo._trial_states import (
     CURVE_MODES,
@@ -179,14 +180,22 @@ class TrialPipeline:
             n_observed = self._settings.n_refine - 1 if self._settings.n_refine > 0 else None
             stalled = self._explores(observed, models[0].targets, feasible, int(starts_order[0]), trial.number)
             phase = {"phase": "proposals", "stalled": stalled}
-            perturbed = self._perturbed_incumbent(observed, int(starts_order[0]), trial.number, repeats, rng)
-            if perturbed is not None:
-                suggestion = _suggestion(perturbed, observed.encoder, {**phase, "perturbed": True, **diagnostics})
-                return _with_prediction(suggestion, models, observed)
         acquisition = _acquisition.with_feasibility(term, constraints)
         proposal = self._propose(
             acquisition, observed, candidates, (starts_order, n_observed), rng, repeats, phase.get("stalled", False)
         )
+        if not hypervolume and self._perturbs(observed, int(starts_order[0]), trial.number):
+            # The perturbation waits until the model's own proposal holds no chance of improving.
+            z = improvement_z(models[0], feasible, proposal.row, proposal.x)
+            phase["improvement_z"] = None if z is None else round(z, 2)
+            perturbed = (
+                self._perturbed_incumbent(observed, int(starts_order[0]), repeats, rng)
+                if spent(z, self._settings.perturbation_spent_z)
+                else None
+            )
+            if perturbed is not None:
+                suggestion = _suggestion(perturbed, observed.encoder, {**phase, "perturbed": True, **diagnostics})
+                return _with_prediction(suggestion, models, observed)
         if self._settings.flat_dimensions == "draw" and not hypervolume and not constraints:
             proposal, drawn = self._draw_flat(proposal, models[0], observed, repeats, rng)
             phase["drawn"] = [observed.encoder.numeric_names[j] for j in drawn]
@@ -242,17 +251,18 @@ class TrialPipeline:
         unpaid = unpaid_explorations(targets[:n_complete], feasible[:n_complete], numbers, stall_trials, backoff)
         return explores(n_complete - 1 - best_row, unpaid, trial_number, stall_trials, backoff)
 
-    def _perturbed_incumbent(
-        self, observed: _Observations, best_row: int, trial_number: int, repeats: Repeats, rng: np.random.Generator
-    ) -> Proposal | None:
-        """With ``stall_perturbation``, in a flat space: on the trials where a stalled study
-        perturbs (``_stall``), the incumbent (objective row ``best_row``) with one active numeric
-        coordinate drawn, unless every draw is taken or repeats a pruned or failed trial."""
-        age = len(observed.complete) - 1 - best_row
+    def _perturbs(self, observed: _Observations, best_row: int, trial_number: int) -> bool:
+        """With ``stall_perturbation``, in a flat space: whether this is a trial on which a stalled
+        study perturbs its incumbent (objective row ``best_row``; ``_stall.perturbs``)."""
         if not (self._settings.stall_perturbation and observed.encoder.tree.is_flat):
-            return None
-        if not perturbs(age, trial_number, self._settings.stall_trials):
-            return None
+            return False
+        return perturbs(len(observed.complete) - 1 - best_row, trial_number, self._settings.stall_trials)
+
+    def _perturbed_incumbent(
+        self, observed: _Observations, best_row: int, repeats: Repeats, rng: np.random.Generator
+    ) -> Proposal | None:
+        """The incumbent (objective row ``best_row``) with one active numeric coordinate drawn,
+        unless every draw is taken or repeats a pruned or failed trial."""
         row, x = observed.h[best_row], observed.x[best_row]
         blocked = blocked_points(*observed.taken, repeats)
         active = observed.encoder.numeric_masks(row.reshape(1, -1))[0]

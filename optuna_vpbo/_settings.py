@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 from optuna_vpbo._flat_dimensions import FLAT_DIMENSIONS
@@ -79,11 +80,18 @@ class VPBOSettings:
             best combination is found early and its numeric part is what is left to refine
             (docs/decisions.md, "The stall safeguard reads its own record").
         stall_perturbation: In a flat space, a stalled study (as for ``stall_trials``) proposes on
-            every trial whose number is a multiple of 4 its incumbent with one active numeric
+            a trial whose number is a multiple of 4, once the model's own proposal for it has no
+            chance left (``perturbation_spent_z``), its incumbent with one active numeric
             coordinate drawn uniformly: a float or int stuck in a local minimum the model
             believes in (a face of the box) is tried elsewhere (``_stall``; docs/decisions.md,
             "Stalled trials perturb the incumbent"). A conditional space, and a study that uses
             log EHVI, do not; the draw reads no feasibility model (constraints, failed trials).
+        perturbation_spent_z: A stalled trial perturbs only when the model's own expected
+            improvement is spent: its proposal's predicted mean lies more than ``-z`` of its
+            standard deviations below the incumbent's target (z below this). Where the model
+            still sees a chance (a found basin refined in small steps, a curved valley), the
+            trial proposes as usual. ``math.inf``: every stalled trial of the schedule perturbs
+            (docs/decisions.md, "A perturbation waits until the model's improvement is spent").
         n_restarts: L-BFGS-B starts per hyperparameter fit, one of them warm-started from the
             previous fit; beyond 300 trials a refit starts from the previous fit alone.
         max_enumerated_combinations: Up to this many categorical combinations (leaves of a
@@ -133,6 +141,7 @@ class VPBOSettings:
     stall_trials: int = 10
     stall_backoff: int = 0
     stall_perturbation: bool = True
+    perturbation_spent_z: float = -2.0
     n_restarts: int = 3
     max_enumerated_combinations: int = 4096
     output_transform: str = "yeo-johnson"
@@ -179,6 +188,10 @@ class VPBOSettings:
         ):
             if not isinstance(getattr(self, name), str):
                 raise TypeError(f"{name} must be a str, got {getattr(self, name)!r}.")
+        spent_z = self.perturbation_spent_z
+        if isinstance(spent_z, bool) or not isinstance(spent_z, (int, float)) or math.isnan(spent_z):
+            raise TypeError(f"perturbation_spent_z must be a number (math.inf: no gate), got {spent_z!r}.")
+        object.__setattr__(self, "perturbation_spent_z", float(spent_z))
         validate_output_transform(self.output_transform)
         negative_log_prior(self.hyperparameter_prior)
         if self.multi_objective not in MULTI_OBJECTIVE_METHODS:

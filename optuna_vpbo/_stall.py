@@ -14,7 +14,9 @@ exploring trials that pay rarely, and late).
 
 With perturbations, a stalled study in a flat space also tries its incumbent elsewhere: on the
 trials whose number is a multiple of ``PERTURBATION_PERIOD`` (half of those that do not explore)
-it proposes the incumbent with one active numeric coordinate drawn uniformly. A float or int
+it proposes the incumbent with one active numeric coordinate drawn uniformly, once the model's own
+proposal for that trial has no chance left (its mean ``-spent_z`` standard deviations below the
+incumbent, ``spent``); a study refining its basin in small steps goes on refining. A float or int
 can sit in a local minimum that the model believes in (Ackley-5-3's floats on the box's faces,
 where the cosine term is as good as at the centre: docs/decisions.md, "Stalled trials perturb
 the incumbent"); neither the least observed combinations nor the acquisition move it there.
@@ -71,6 +73,12 @@ def unpaid_explorations(
 def perturbs(age: int, trial_number: int, stall_trials: int) -> bool:
     """Whether trial ``trial_number`` perturbs the incumbent, which is ``age`` complete trials old."""
     return 0 < stall_trials <= age and trial_number % PERTURBATION_PERIOD == 0
+
+
+def spent(improvement_z: float | None, spent_z: float) -> bool:
+    """Whether the model's expected improvement is spent: its proposal's standardised improvement
+    over the incumbent is below ``spent_z`` (None, no prediction: spent)."""
+    return improvement_z is None or improvement_z < spent_z
 
 
 def perturbed_incumbent(

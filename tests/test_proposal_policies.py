@@ -3,13 +3,17 @@ its least observed combinations and tries its incumbent with one numeric coordin
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import optuna
 import pytest
 
 from conftest import make_sampler
+from optuna_vpbo import _core, _pipeline
 from optuna_vpbo._combinations import least_observed
-from optuna_vpbo._stall import MAX_PERTURBATION_DRAWS, explores, perturbed_incumbent, perturbs, unpaid_explorations
+from optuna_vpbo._models import ObjectiveModel, improvement_z
+from optuna_vpbo._stall import MAX_PERTURBATION_DRAWS, explores, perturbed_incumbent, perturbs, spent, unpaid_explorations
 
 
 def test_a_study_stalls_only_after_the_stall_and_on_odd_trials() -> None:
@@ -150,6 +154,13 @@ def test_a_perturbation_gives_up_without_active_coordinates_or_free_points() -> 
         assert point is None or point[0] == 1.0
 
 
+def test_the_model_is_spent_below_the_threshold_or_without_a_prediction() -> None:
+    assert spent(-2.5, -2.0) and not spent(-1.5, -2.0) and not spent(-2.0, -2.0)
+    assert spent(None, -2.0) and spent(None, -math.inf)
+    assert spent(-0.1, math.inf) and spent(3.0, math.inf)
+    assert not spent(-50.0, -math.inf)
+
+
 def test_a_stalled_study_perturbs_on_every_fourth_trial() -> None:
     assert [n for n in range(30) if perturbs(10, n, stall_trials=10)] == [0, 4, 8, 12, 16, 20, 24, 28]
     assert not any(perturbs(9, n, stall_trials=10) for n in range(30))
@@ -174,7 +185,11 @@ def test_a_stalled_study_perturbs_its_incumbent_between_explorations(conditional
 
     def study_of(record: bool) -> optuna.Study:
         sampler = make_sampler(
-            n_startup_trials=4, stall_trials=6, stall_perturbation=perturbation, record_proposals=record
+            n_startup_trials=4,
+            stall_trials=6,
+            stall_perturbation=perturbation,
+            perturbation_spent_z=math.inf,
+            record_proposals=record,
         )
         study = optuna.create_study(sampler=sampler)
         study.enqueue_trial({"kind": "a", "x": 0.5, "y": 0.25})
@@ -190,3 +205,54 @@ def test_a_stalled_study_perturbs_its_incumbent_between_explorations(conditional
         assert t.params["kind"] == "a"
         assert sum(t.params[name] != study.trials[0].params[name] for name in ("x", "y")) == 1
     assert [t.params for t in study_of(record=False).trials] == [t.params for t in study.trials]
+
+
+def _spike(trial: optuna.Trial) -> float:
+    """The best value comes first (the enqueued trial 0) and is never improved on."""
+    trial.suggest_categorical("kind", ["a", "b", "c"])
+    x = trial.suggest_float("x", 0, 1)
+    y = trial.suggest_float("y", -1, 1)
+    return 0.0 if trial.number == 0 else 1.0 + x + y
+
+
+@pytest.mark.parametrize("z, perturbing", [(-5.0, [8, 12, 16, 20]), (None, [8, 12, 16, 20]), (-1.0, [])])
+def test_a_perturbation_waits_until_the_models_improvement_is_spent(
+    monkeypatch: pytest.MonkeyPatch, z: float | None, perturbing: list[int]
+) -> None:
+    """On the trials where a stalled study may perturb (8, 12, ...), the standardised improvement
+    of the model's own proposal decides (here set): below ``perturbation_spent_z`` (-2), or no
+    prediction, the incumbent is perturbed; above, the proposal stands. It is recorded."""
+    monkeypatch.setattr(_pipeline, "improvement_z", lambda *args: z)
+    study = optuna.create_study(sampler=make_sampler(n_startup_trials=4, stall_trials=6, record_proposals=True))
+    study.enqueue_trial({"kind": "a", "x": 0.5, "y": 0.25})
+    study.optimize(_spike, n_trials=24)
+    records = {t.number: t.user_attrs["vpbo"] for t in study.trials if "vpbo" in t.user_attrs}
+    assert [n for n, r in records.items() if "improvement_z" in r] == [8, 12, 16, 20]
+    assert all(r["improvement_z"] == z for r in records.values() if "improvement_z" in r)
+    assert [n for n, r in records.items() if r.get("perturbed")] == perturbing
+    assert all("top_proposals" in records[n] for n in (8, 12, 16, 20) if n not in perturbing)
+
+
+def test_the_standardised_improvement_is_the_one_log_ei_is_a_function_of() -> None:
+    """An independent check of ``improvement_z``: log EI at the point (native) equals
+    log(sd * (z Phi(z) + phi(z))) computed with mpmath from z and the GP's sd."""
+    mpmath = pytest.importorskip("mpmath")
+    rng = np.random.default_rng(3)
+    h = rng.integers(0, 3, size=(30, 1)).astype(np.int32)
+    x = rng.random((30, 2))
+    y = np.sin(4 * x[:, 0]) + x[:, 1] + 0.3 * h[:, 0]
+    gp = _core.MixedGP(h, x, y, np.array([0.4, 0.7]), 1.1, 0.3, 1e-3)
+    feasible = np.ones(30, dtype=bool)
+    feasible[int(np.argmax(y))] = False  # the best feasible target, not the best target
+    model = ObjectiveModel(gp, y, None, np.zeros(0))  # type: ignore[arg-type]
+    best = float(y[feasible].max())
+    for point in rng.random((5, 2)):
+        row = np.array([1], dtype=np.int32)
+        z = improvement_z(model, feasible, row, point)
+        _, variance = gp.predict(row.reshape(1, -1), point.reshape(1, -1))
+        sd = mpmath.sqrt(float(variance[0]))
+        zm = mpmath.mpf(z)
+        reference = mpmath.log(sd * (zm * mpmath.ncdf(zm) + mpmath.npdf(zm)))
+        log_ei = _core.LogExpectedImprovement(gp, best).evaluate(row.reshape(1, -1), point.reshape(1, -1))[0]
+        assert float(log_ei) == pytest.approx(float(reference), rel=1e-9, abs=1e-9)
+    assert improvement_z(model, np.zeros(30, dtype=bool), np.array([1], dtype=np.int32), x[0]) is None
