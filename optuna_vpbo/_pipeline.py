@@ -169,6 +169,7 @@ class TrialPipeline:
         if n_finished < self._settings.n_startup_trials:
             design = _search_initialization(models[0], observed, candidates, rng, diagnostics, repeats)
             return _with_prediction(design, models, observed)
+        perturbing = False
         if hypervolume:
             term = _acquisition.log_expected_hypervolume_improvement(models, feasible)
             starts_order = feasible_front(np.column_stack([m.targets for m in models]), feasible)
@@ -180,22 +181,23 @@ class TrialPipeline:
             n_observed = self._settings.n_refine - 1 if self._settings.n_refine > 0 else None
             stalled = self._explores(observed, models[0].targets, feasible, int(starts_order[0]), trial.number)
             phase = {"phase": "proposals", "stalled": stalled}
+            perturbing = self._perturbs(observed, int(starts_order[0]), trial.number)
+            if perturbing and self._settings.perturbation_spent_z == math.inf:  # ungated: no proposal needed
+                perturbed = self._perturbed_incumbent(observed, int(starts_order[0]), repeats, rng)
+                if perturbed is not None:
+                    return _perturbed_suggestion(perturbed, observed, models, {**phase, **diagnostics})
         acquisition = _acquisition.with_feasibility(term, constraints)
         proposal = self._propose(
             acquisition, observed, candidates, (starts_order, n_observed), rng, repeats, phase.get("stalled", False)
         )
-        if not hypervolume and self._perturbs(observed, int(starts_order[0]), trial.number):
-            # The perturbation waits until the model's own proposal holds no chance of improving.
+        if perturbing and self._settings.perturbation_spent_z < math.inf:
+            # The gate: the perturbation waits until the model's own proposal holds no chance.
             z = improvement_z(models[0], feasible, proposal.row, proposal.x)
             phase["improvement_z"] = None if z is None else round(z, 2)
-            perturbed = (
-                self._perturbed_incumbent(observed, int(starts_order[0]), repeats, rng)
-                if spent(z, self._settings.perturbation_spent_z)
-                else None
-            )
-            if perturbed is not None:
-                suggestion = _suggestion(perturbed, observed.encoder, {**phase, "perturbed": True, **diagnostics})
-                return _with_prediction(suggestion, models, observed)
+            if spent(z, self._settings.perturbation_spent_z):
+                perturbed = self._perturbed_incumbent(observed, int(starts_order[0]), repeats, rng)
+                if perturbed is not None:
+                    return _perturbed_suggestion(perturbed, observed, models, {**phase, **diagnostics})
         if self._settings.flat_dimensions == "draw" and not hypervolume and not constraints:
             proposal, drawn = self._draw_flat(proposal, models[0], observed, repeats, rng)
             phase["drawn"] = [observed.encoder.numeric_names[j] for j in drawn]
@@ -435,6 +437,14 @@ def _repeat_diagnostics(observed: _Observations, proposal: Proposal) -> dict[str
     close = np.all(np.abs(observed.x[:n] - proposal.x) <= observed.encoder.repeat_tolerance(), axis=1)
     hits = np.flatnonzero(same_row & close)
     return {"repeats_trial": observed.complete[int(hits[0])].number} if len(hits) else {}
+
+
+def _perturbed_suggestion(
+    perturbed: Proposal, observed: _Observations, models: list[ObjectiveModel], diagnostics: dict[str, Any]
+) -> Suggestion:
+    """The perturbed incumbent as this trial's suggestion, marked ``perturbed``."""
+    suggestion = _suggestion(perturbed, observed.encoder, {**diagnostics, "perturbed": True})
+    return _with_prediction(suggestion, models, observed)
 
 
 def _suggestion(proposal: Proposal, encoder: TreeEncoder, diagnostics: dict[str, Any]) -> Suggestion:

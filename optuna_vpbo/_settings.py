@@ -86,12 +86,14 @@ class VPBOSettings:
             believes in (a face of the box) is tried elsewhere (``_stall``; docs/decisions.md,
             "Stalled trials perturb the incumbent"). A conditional space, and a study that uses
             log EHVI, do not; the draw reads no feasibility model (constraints, failed trials).
-        perturbation_spent_z: A stalled trial perturbs only when the model's own expected
-            improvement is spent: its proposal's predicted mean lies more than ``-z`` of its
-            standard deviations below the incumbent's target (z below this). Where the model
-            still sees a chance (a found basin refined in small steps, a curved valley), the
-            trial proposes as usual. ``math.inf``: every stalled trial of the schedule perturbs
-            (docs/decisions.md, "A perturbation waits until the model's improvement is spent").
+        perturbation_spent_z: Opt-in gate on ``stall_perturbation`` (``math.inf``, the default:
+            no gate): a stalled trial perturbs only when the model's own expected improvement is
+            spent, its proposal's predicted mean more than ``-z`` of its standard deviations
+            below the incumbent's target (z below this). Where the model still sees a chance (a
+            found basin refined in small steps, a curved valley) the trial proposes as usual. Try
+            -2.0 on smooth problems whose last digits matter; it gives back part of the
+            perturbation's gains on plateaus and rugged landscapes (docs/decisions.md, "A
+            perturbation that waits until the model's improvement is spent").
         n_restarts: L-BFGS-B starts per hyperparameter fit, one of them warm-started from the
             previous fit; beyond 300 trials a refit starts from the previous fit alone.
         max_enumerated_combinations: Up to this many categorical combinations (leaves of a
@@ -141,7 +143,7 @@ class VPBOSettings:
     stall_trials: int = 10
     stall_backoff: int = 0
     stall_perturbation: bool = True
-    perturbation_spent_z: float = -2.0
+    perturbation_spent_z: float = math.inf
     n_restarts: int = 3
     max_enumerated_combinations: int = 4096
     output_transform: str = "yeo-johnson"

@@ -221,9 +221,11 @@ def test_a_perturbation_waits_until_the_models_improvement_is_spent(
 ) -> None:
     """On the trials where a stalled study may perturb (8, 12, ...), the standardised improvement
     of the model's own proposal decides (here set): below ``perturbation_spent_z`` (-2), or no
-    prediction, the incumbent is perturbed; above, the proposal stands. It is recorded."""
+    prediction, the incumbent is perturbed; above, the proposal stands. It is recorded (not
+    without the gate: the default perturbs without a proposal)."""
     monkeypatch.setattr(_pipeline, "improvement_z", lambda *args: z)
-    study = optuna.create_study(sampler=make_sampler(n_startup_trials=4, stall_trials=6, record_proposals=True))
+    sampler = make_sampler(n_startup_trials=4, stall_trials=6, perturbation_spent_z=-2.0, record_proposals=True)
+    study = optuna.create_study(sampler=sampler)
     study.enqueue_trial({"kind": "a", "x": 0.5, "y": 0.25})
     study.optimize(_spike, n_trials=24)
     records = {t.number: t.user_attrs["vpbo"] for t in study.trials if "vpbo" in t.user_attrs}
