@@ -14,9 +14,9 @@ exploring trials that pay rarely, and late).
 
 With perturbations, a stalled study in a flat space also tries its incumbent elsewhere: on the
 trials whose number is a multiple of ``PERTURBATION_PERIOD`` (half of those that do not explore)
-it proposes the incumbent with one active numeric coordinate drawn uniformly, once the model's own
-proposal for that trial has no chance left (its mean ``-spent_z`` standard deviations below the
-incumbent, ``spent``); a study refining its basin in small steps goes on refining. A float or int
+it proposes the incumbent with one active numeric coordinate drawn uniformly (with the opt-in
+gate, only once the model's own proposal for that trial has no chance left, its mean more than
+``-spent_z`` standard deviations below the incumbent: ``spent``). A float or int
 can sit in a local minimum that the model believes in (Ackley-5-3's floats on the box's faces,
 where the cosine term is as good as at the centre: docs/decisions.md, "Stalled trials perturb
 the incumbent"); neither the least observed combinations nor the acquisition move it there.
