@@ -17,6 +17,7 @@ the settings its name says (issue 27's protocol). The references:
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -32,6 +33,7 @@ V2_SETTINGS: Mapping[str, Any] = MappingProxyType(
         "discrete_line_search": False,
         "flat_dimensions": "optimise",
         "stall_perturbation": False,
+        "perturbation_spent_z": math.inf,
         "refit_interval": 10,
         "early_refits": True,
         "hyperparameter_prior": "dimension-scaled",
@@ -59,6 +61,7 @@ PAPER_SETTINGS: Mapping[str, Any] = MappingProxyType(
         "discrete_line_search": False,
         "flat_dimensions": "optimise",
         "stall_perturbation": False,
+        "perturbation_spent_z": math.inf,
         "refit_interval": 10,
         "early_refits": False,
         "hyperparameter_prior": "none",
