@@ -80,9 +80,9 @@ class VPBOSettings:
             best combination is found early and its numeric part is what is left to refine
             (docs/decisions.md, "The stall safeguard reads its own record").
         stall_perturbation: In a flat space, a stalled study (as for ``stall_trials``) proposes on
-            a trial whose number is a multiple of 4, once the model's own proposal for it has no
-            chance left (``perturbation_spent_z``), its incumbent with one active numeric
-            coordinate drawn uniformly: a float or int stuck in a local minimum the model
+            every trial whose number is a multiple of 4 (with ``perturbation_spent_z``, only once
+            the model's own proposal for it has no chance left) its incumbent with one active
+            numeric coordinate drawn uniformly: a float or int stuck in a local minimum the model
             believes in (a face of the box) is tried elsewhere (``_stall``; docs/decisions.md,
             "Stalled trials perturb the incumbent"). A conditional space, and a study that uses
             log EHVI, do not; the draw reads no feasibility model (constraints, failed trials).
