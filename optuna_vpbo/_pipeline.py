@@ -11,7 +11,8 @@ term (log EHVI over one GP per objective for 2-3 objectives, else log EI over on
 scalarisation for more objectives) and the refinement starts that go with it. Pruned and failed
 trials enter through ``_trial_states``. A flat space is a search tree with no conditions. A
 stalled study (``_stall``) explores its least observed combinations on some trials and, in a flat
-space, proposes its incumbent with one numeric coordinate drawn on others, without proposals.
+space, proposes its incumbent with one numeric coordinate drawn on others: without proposals, or
+with the opt-in gate once its own proposal holds no chance.
 """
 
 from __future__ import annotations
@@ -183,9 +184,10 @@ class TrialPipeline:
             phase = {"phase": "proposals", "stalled": stalled}
             perturbing = self._perturbs(observed, int(starts_order[0]), trial.number)
             if perturbing and self._settings.perturbation_spent_z == math.inf:  # ungated: no proposal needed
-                perturbed = self._perturbed_incumbent(observed, int(starts_order[0]), repeats, rng)
+                details = {**phase, **diagnostics}
+                perturbed = self._perturbed_incumbent(observed, int(starts_order[0]), repeats, rng, models, details)
                 if perturbed is not None:
-                    return _perturbed_suggestion(perturbed, observed, models, {**phase, **diagnostics})
+                    return perturbed
         acquisition = _acquisition.with_feasibility(term, constraints)
         proposal = self._propose(
             acquisition, observed, candidates, (starts_order, n_observed), rng, repeats, phase.get("stalled", False)
@@ -195,9 +197,10 @@ class TrialPipeline:
             z = improvement_z(models[0], feasible, proposal.row, proposal.x)
             phase["improvement_z"] = None if z is None else round(z, 2)
             if spent(z, self._settings.perturbation_spent_z):
-                perturbed = self._perturbed_incumbent(observed, int(starts_order[0]), repeats, rng)
+                details = {**phase, **diagnostics}
+                perturbed = self._perturbed_incumbent(observed, int(starts_order[0]), repeats, rng, models, details)
                 if perturbed is not None:
-                    return _perturbed_suggestion(perturbed, observed, models, {**phase, **diagnostics})
+                    return perturbed
         if self._settings.flat_dimensions == "draw" and not hypervolume and not constraints:
             proposal, drawn = self._draw_flat(proposal, models[0], observed, repeats, rng)
             phase["drawn"] = [observed.encoder.numeric_names[j] for j in drawn]
@@ -261,15 +264,25 @@ class TrialPipeline:
         return perturbs(len(observed.complete) - 1 - best_row, trial_number, self._settings.stall_trials)
 
     def _perturbed_incumbent(
-        self, observed: _Observations, best_row: int, repeats: Repeats, rng: np.random.Generator
-    ) -> Proposal | None:
-        """The incumbent (objective row ``best_row``) with one active numeric coordinate drawn,
-        unless every draw is taken or repeats a pruned or failed trial."""
+        self,
+        observed: _Observations,
+        best_row: int,
+        repeats: Repeats,
+        rng: np.random.Generator,
+        models: list[ObjectiveModel],
+        details: dict[str, Any],
+    ) -> Suggestion | None:
+        """The incumbent (objective row ``best_row``) with one active numeric coordinate drawn, as
+        this trial's suggestion (``details`` and ``perturbed`` its diagnostics), unless every draw
+        is taken or repeats a pruned or failed trial."""
         row, x = observed.h[best_row], observed.x[best_row]
         blocked = blocked_points(*observed.taken, repeats)
         active = observed.encoder.numeric_masks(row.reshape(1, -1))[0]
         point = perturbed_incumbent(x, active, observed.encoder.snap, rng, lambda p: bool(blocked(row, p.reshape(1, -1))[0]))
-        return None if point is None else Proposal(np.asarray(row, dtype=np.int32), point, math.nan, point, [])
+        if point is None:
+            return None
+        perturbed = Proposal(np.asarray(row, dtype=np.int32), point, math.nan, point, [])
+        return _with_prediction(_suggestion(perturbed, observed.encoder, {**details, "perturbed": True}), models, observed)
 
     def _draw_flat(
         self, proposal: Proposal, model: ObjectiveModel, observed: _Observations, repeats: Repeats, rng: np.random.Generator
@@ -437,14 +450,6 @@ def _repeat_diagnostics(observed: _Observations, proposal: Proposal) -> dict[str
     close = np.all(np.abs(observed.x[:n] - proposal.x) <= observed.encoder.repeat_tolerance(), axis=1)
     hits = np.flatnonzero(same_row & close)
     return {"repeats_trial": observed.complete[int(hits[0])].number} if len(hits) else {}
-
-
-def _perturbed_suggestion(
-    perturbed: Proposal, observed: _Observations, models: list[ObjectiveModel], diagnostics: dict[str, Any]
-) -> Suggestion:
-    """The perturbed incumbent as this trial's suggestion, marked ``perturbed``."""
-    suggestion = _suggestion(perturbed, observed.encoder, {**diagnostics, "perturbed": True})
-    return _with_prediction(suggestion, models, observed)
 
 
 def _suggestion(proposal: Proposal, encoder: TreeEncoder, diagnostics: dict[str, Any]) -> Suggestion:
