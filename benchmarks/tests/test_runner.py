@@ -24,6 +24,8 @@ def test_run_stores_one_file_per_problem_and_resumes(tmp_path: Path, capsys: pyt
         assert record["environment"]["optuna"]
         assert record["environment"]["libraries"]["scikit-learn"]  # an installed optional library
         assert set(record["environment"]["threads"].values()) == {"1"}  # one thread per run
+        # the kernels that set the run's round-off: NumPy's BLAS is loaded by then
+        assert any(k.startswith("openblas ") for k in record["environment"]["kernels"]["blas"])
     capsys.readouterr()
     run(["func2c"], ["random", "vpbo"], [0], 5, tmp_path, jobs=1)
     assert "0 runs to do (2 stored already)" in capsys.readouterr().out

@@ -44,6 +44,9 @@ _THREAD_ENVIRONMENT = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREA
 # run repeats exactly; an interpreter reads it only at start-up, hence the worker environment.
 _HASH_SEED_VARIABLE = "PYTHONHASHSEED"
 _WORKER_HASH_SEED = "0"
+# Variables that choose the numeric kernels, which set a run's last bits and so, over many trials,
+# its suggestions (OpenBLAS picks its kernels by CPU unless told; the core its instruction set).
+_KERNEL_ENVIRONMENT = ("OPENBLAS_CORETYPE", "VPBO_INSTRUCTION_SET")
 # Libraries behind some samplers and problems, recorded with their versions where installed.
 _OPTIONAL_LIBRARIES = ("torch", "smac", "scikit-learn", "xgboost", "mlxtend", "cmaes", "ax-platform", "botorch")
 
@@ -106,7 +109,17 @@ def environment() -> dict[str, Any]:
         "libraries": _installed_versions(_OPTIONAL_LIBRARIES),
         "threads": {name: os.environ.get(name) for name in _THREAD_ENVIRONMENT},
         "hash_seed": os.environ.get(_HASH_SEED_VARIABLE),
+        "kernels": {"blas": blas_kernels(), **{name: os.environ.get(name) for name in _KERNEL_ENVIRONMENT}},
     }
+
+
+def blas_kernels() -> list[str]:
+    """The BLAS libraries loaded and the kernels each chose (threadpoolctl's "architecture"), e.g.
+    "openblas SkylakeX": the stored runs reproduce value for value only with the same kernels."""
+    return sorted(
+        f"{info['internal_api']} {info.get('architecture', '?')}"
+        for info in threadpoolctl.threadpool_info() if info["user_api"] == "blas"
+    )
 
 
 def run_one(
