@@ -60,8 +60,8 @@ class VPBOSampler(BaseSampler):
 
     Args:
         seed: Seed of the sampler's random numbers; the same seed gives the same suggestions on
-            one machine (another CPU's BLAS kernels round differently, and over a few dozen trials
-            the suggestions part).
+            one machine (another machine's BLAS kernels may round differently, and over a few dozen
+            trials the suggestions part).
         n_startup_trials: Size of the initial design; None: the settings' value.
         constraints_func: The older way of giving constraints (values <= 0 are feasible), as in
             Optuna's samplers; constraints set with ``trial.set_constraint`` need no argument.

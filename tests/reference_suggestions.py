@@ -6,7 +6,8 @@ Run ``python tests/reference_suggestions.py --write`` (from the repository root,
 installed) to record them anew, and say in the commit why they changed. They are recorded and
 checked in ``KERNELS``: the baseline core and OpenBLAS's Nehalem kernels, one thread. The
 kernels set the last bits of a sum and so, over 30 trials, the suggestions: OpenBLAS picks them
-by CPU (SkylakeX on an Intel machine with AVX-512, Haswell on an AMD EPYC), and every x86-64
+by CPU unless OPENBLAS_CORETYPE names them (SkylakeX on the machines that recorded the first
+record; a machine whose environment sets Haswell differed from trial 16 on), and every x86-64
 machine runs these two.
 """
 
