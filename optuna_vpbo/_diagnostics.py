@@ -7,7 +7,8 @@ the ``proposals`` phase ``top_proposals``, the best value proposals, best first 
 categorical values, "acquisition": value}``; the first is the chosen one), ``stalled`` (the
 trial proposed among the least observed combinations) and ``drawn`` (the numeric parameters the
 flat draw chose); a stalled study's trial that is its incumbent with one numeric parameter drawn
-has ``perturbed`` and no ``top_proposals`` (``_stall``). With log EHVI
+has ``perturbed``, ``perturbed_parameter`` (that parameter's name) and no ``top_proposals``
+(``_stall``). With log EHVI
 (several objectives) ``acquisition`` is ``"log EHVI"`` and the model is a list ``objectives`` of
 one ``{lambda, noise, lengthscales}`` per objective. Once a model is fitted, ``pruned_in_model``
 and ``failed_in_model`` count the pruned and failed trials it learnt from and, when some trial
@@ -118,7 +119,9 @@ def diagnostics_markdown(diagnostics: Mapping[str, Any]) -> str:
     acquisition = diagnostics.get("acquisition", DEFAULT_ACQUISITION)
     lines = ["## VPBOSampler", "", f"**Phase**: {PHASE_TITLES.get(phase, phase)}"]
     if diagnostics.get("perturbed"):
-        lines += ["", "The study is stalled: this trial is its best trial with one numeric parameter drawn at random."]
+        drawn = diagnostics.get("perturbed_parameter")
+        which = f"`{drawn}`" if drawn else "one numeric parameter"
+        lines += ["", f"The study is stalled: this trial is its best trial with {which} drawn at random."]
     top = diagnostics.get("top_proposals")
     if top:
         lines += ["", f"**Top value proposals** ({acquisition} of each categorical combination, best first)", ""]

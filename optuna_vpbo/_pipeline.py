@@ -273,16 +273,19 @@ class TrialPipeline:
         details: dict[str, Any],
     ) -> Suggestion | None:
         """The incumbent (objective row ``best_row``) with one active numeric coordinate drawn, as
-        this trial's suggestion (``details`` and ``perturbed`` its diagnostics), unless every draw
-        is taken or repeats a pruned or failed trial."""
+        this trial's suggestion (``details``, ``perturbed`` and ``perturbed_parameter``, the drawn
+        parameter's name, its diagnostics), unless every draw is taken or repeats a pruned or
+        failed trial."""
         row, x = observed.h[best_row], observed.x[best_row]
         blocked = blocked_points(*observed.taken, repeats)
         active = observed.encoder.numeric_masks(row.reshape(1, -1))[0]
         point = perturbed_incumbent(x, active, observed.encoder.snap, rng, lambda p: bool(blocked(row, p.reshape(1, -1))[0]))
         if point is None:
             return None
+        drawn = observed.encoder.numeric_names[int(np.flatnonzero(point != x)[0])]
         perturbed = Proposal(np.asarray(row, dtype=np.int32), point, math.nan, point, [])
-        return _with_prediction(_suggestion(perturbed, observed.encoder, {**details, "perturbed": True}), models, observed)
+        details = {**details, "perturbed": True, "perturbed_parameter": drawn}
+        return _with_prediction(_suggestion(perturbed, observed.encoder, details), models, observed)
 
     def _draw_flat(
         self, proposal: Proposal, model: ObjectiveModel, observed: _Observations, repeats: Repeats, rng: np.random.Generator

@@ -67,6 +67,8 @@ def test_markdown_says_a_perturbed_trial_is_the_incumbent_with_one_parameter_dra
     perturbed = {key: value for key, value in SINGLE.items() if key != "top_proposals"} | {"perturbed": True}
     text = diagnostics_markdown(perturbed)
     assert "this trial is its best trial with one numeric parameter drawn" in text
+    named = diagnostics_markdown(perturbed | {"perturbed_parameter": "lr"})
+    assert "this trial is its best trial with `lr` drawn at random" in named
     assert "Top value proposals" not in text and "**Fitted GP model**" in text
     assert "drawn at random" not in diagnostics_markdown(SINGLE)
 
