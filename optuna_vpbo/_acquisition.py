@@ -12,14 +12,13 @@ import numpy as np
 
 from optuna_vpbo import _core
 from optuna_vpbo._hypervolume_improvement import decompose, reference_point
-from optuna_vpbo._models import ConstraintModel, ObjectiveModel
+from optuna_vpbo._models import ConstraintModel, ObjectiveModel, best_feasible_target
 
 
 def log_expected_improvement(model: ObjectiveModel, feasible: np.ndarray) -> _core.Acquisition | None:
     """log EI over the best feasible target (None: nothing is feasible yet)."""
-    if not feasible.any():
-        return None
-    return _core.LogExpectedImprovement(model.gp, float(model.targets[feasible].max()))
+    best = best_feasible_target(model, feasible)
+    return None if best is None else _core.LogExpectedImprovement(model.gp, best)
 
 
 def log_expected_hypervolume_improvement(

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import optuna_vpbo
 from vpbo_benchmarks import overhead
 from vpbo_benchmarks.records import records_path
 from vpbo_benchmarks.runner import load_results, run
@@ -26,6 +27,7 @@ def test_run_stores_one_file_per_problem_and_resumes(tmp_path: Path, capsys: pyt
         assert set(record["environment"]["threads"].values()) == {"1"}  # one thread per run
         # the kernels that set the run's round-off: NumPy's BLAS is loaded by then
         assert any(k.startswith("openblas ") for k in record["environment"]["kernels"]["blas"])
+        assert record["environment"]["kernels"]["core"] == optuna_vpbo.INSTRUCTION_SET  # the native core's variant
     capsys.readouterr()
     run(["func2c"], ["random", "vpbo"], [0], 5, tmp_path, jobs=1)
     assert "0 runs to do (2 stored already)" in capsys.readouterr().out

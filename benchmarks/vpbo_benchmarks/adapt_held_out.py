@@ -28,15 +28,13 @@ from __future__ import annotations
 
 import functools
 import math
-import zlib
 from collections.abc import Callable, Mapping
 
-import numpy as np
 from optuna.trial import BaseTrial
 
 from vpbo_benchmarks.adapt_landscapes import bit_branches, compact_foxholes, michalewicz_gates, peak_field
 from vpbo_benchmarks.adapt_structures import NB_T_DOF, beam_hierarchy, noisy_batch, plateau_steps, tile_autotune
-from vpbo_benchmarks.problem import Problem
+from vpbo_benchmarks.problem import Problem, noise_generator
 from vpbo_benchmarks.specs import FreshProblem, SuiteSpec, fresh_objective, fresh_spec, spec_problem
 
 ADAPT_HELD_OUT_PROBLEMS: tuple[FreshProblem, ...] = (
@@ -48,10 +46,9 @@ MULTIMODAL: tuple[str, ...] = ("peak_field", "michalewicz_gates", "compact_foxho
 
 
 def observation_noise(trial: BaseTrial, sd: float) -> float:
-    """Student-t noise (NB_T_DOF dof) scaled to sd ``sd``, from a Generator seeded by the trial
-    number and the parameters: reproducible for a run, different between trials and points."""
-    key = zlib.crc32(repr(sorted(trial.params.items())).encode())
-    draw = float(np.random.default_rng([trial.number, key]).standard_t(NB_T_DOF))
+    """Student-t noise (NB_T_DOF dof) scaled to sd ``sd``, drawn from the trial's
+    ``problem.noise_generator``."""
+    draw = float(noise_generator(trial).standard_t(NB_T_DOF))
     return sd * draw / math.sqrt(NB_T_DOF / (NB_T_DOF - 2))
 
 

@@ -32,15 +32,13 @@ from __future__ import annotations
 
 import functools
 import math
-import zlib
 from collections.abc import Callable, Mapping
 
-import numpy as np
 from optuna.trial import BaseTrial
 
 from vpbo_benchmarks.final_landscapes import parity_branches, qing_powers, shubert_pairs, weierstrass_grain
 from vpbo_benchmarks.final_structures import SS_GAMMA_SHAPE, capped_easom, flag_cliffs, skewed_salomon, vessel_hierarchy
-from vpbo_benchmarks.problem import Problem
+from vpbo_benchmarks.problem import Problem, noise_generator
 from vpbo_benchmarks.specs import FreshProblem, SuiteSpec, fresh_objective, fresh_spec, spec_problem
 
 FINAL_HELD_OUT_PROBLEMS: tuple[FreshProblem, ...] = (
@@ -54,10 +52,8 @@ NOISE_SALT = 2719  # keeps this set's noise draws apart from another set's at th
 
 def observation_noise(trial: BaseTrial, sd: float) -> float:
     """Centred gamma noise of sd ``sd`` ((Gamma(k) - k) / sqrt k, k = SS_GAMMA_SHAPE: mean 0, a
-    long upper tail) from a Generator seeded by the trial number and the parameters: reproducible
-    for a run, different between trials and points."""
-    key = zlib.crc32(repr(sorted(trial.params.items())).encode())
-    draw = float(np.random.default_rng([NOISE_SALT, trial.number, key]).gamma(SS_GAMMA_SHAPE))
+    long upper tail), drawn from the trial's ``problem.noise_generator`` salted with NOISE_SALT."""
+    draw = float(noise_generator(trial, NOISE_SALT).gamma(SS_GAMMA_SHAPE))
     return sd * (draw - SS_GAMMA_SHAPE) / math.sqrt(SS_GAMMA_SHAPE)
 
 

@@ -64,11 +64,17 @@ def suggest_floats(trial: BaseTrial, prefix: str, count: int, low: float, high: 
     return np.array([trial.suggest_float(f"{prefix}{i}", low, high) for i in range(1, count + 1)])
 
 
-def gaussian_noise(trial: BaseTrial, sd: float) -> float:
-    """Gaussian noise of standard deviation ``sd`` from a Generator seeded by the trial number and
-    the parameters: reproducible for a given run, different between trials and points."""
+def noise_generator(trial: BaseTrial, *salt: int) -> np.random.Generator:
+    """The Generator of a trial's observation noise, seeded by ``salt`` (a set's own, to keep its
+    draws apart from another set's), the trial number and the parameters: reproducible for a run,
+    different between trials and points."""
     key = zlib.crc32(repr(sorted(trial.params.items())).encode())
-    return sd * float(np.random.default_rng([trial.number, key]).standard_normal())
+    return np.random.default_rng([*salt, trial.number, key])
+
+
+def gaussian_noise(trial: BaseTrial, sd: float) -> float:
+    """Gaussian noise of standard deviation ``sd`` (``noise_generator``)."""
+    return sd * float(noise_generator(trial).standard_normal())
 
 
 def observe(trial: BaseTrial, value: float, noise_sd: float) -> float:

@@ -109,7 +109,11 @@ def environment() -> dict[str, Any]:
         "libraries": _installed_versions(_OPTIONAL_LIBRARIES),
         "threads": {name: os.environ.get(name) for name in _THREAD_ENVIRONMENT},
         "hash_seed": os.environ.get(_HASH_SEED_VARIABLE),
-        "kernels": {"blas": blas_kernels(), **{name: os.environ.get(name) for name in _KERNEL_ENVIRONMENT}},
+        "kernels": {
+            "blas": blas_kernels(),
+            "core": optuna_vpbo.INSTRUCTION_SET,  # the native core's variant, chosen at import or forced
+            **{name: os.environ.get(name) for name in _KERNEL_ENVIRONMENT},
+        },
     }
 
 
