@@ -8,7 +8,7 @@ categorical values, "acquisition": value}``; the first is the chosen one), ``sta
 trial proposed among the least observed combinations) and ``drawn`` (the numeric parameters the
 flat draw chose); a stalled study's trial that is its incumbent with one numeric parameter drawn
 has ``perturbed``, ``perturbed_parameter`` (that parameter's name) and no ``top_proposals``
-(``_stall``). With log EHVI
+(``_stall``); a random trial after the initial design has ``interleaved`` (``_interleaving``). With log EHVI
 (several objectives) ``acquisition`` is ``"log EHVI"`` and the model is a list ``objectives`` of
 one ``{lambda, noise, lengthscales}`` per objective. Once a model is fitted, ``pruned_in_model``
 and ``failed_in_model`` count the pruned and failed trials it learnt from and, when some trial
@@ -39,6 +39,7 @@ PHASE_TITLES = {
     "mes": "initial design: a random combination, its numeric part by Max-value Entropy Search",
     "proposals": "value proposals",
 }
+INTERLEAVED_TITLE = "random (one trial in `random_interval` after the initial design)"
 
 
 def record_diagnostics(study: Study, trial: FrozenTrial, diagnostics: dict[str, Any]) -> None:
@@ -117,7 +118,8 @@ def diagnostics_markdown(diagnostics: Mapping[str, Any]) -> str:
     """The Markdown note of one trial's diagnostics (see the module docstring for the keys)."""
     phase = diagnostics.get("phase", "?")
     acquisition = diagnostics.get("acquisition", DEFAULT_ACQUISITION)
-    lines = ["## VPBOSampler", "", f"**Phase**: {PHASE_TITLES.get(phase, phase)}"]
+    title = INTERLEAVED_TITLE if diagnostics.get("interleaved") else PHASE_TITLES.get(phase, phase)
+    lines = ["## VPBOSampler", "", f"**Phase**: {title}"]
     if diagnostics.get("perturbed"):
         drawn = diagnostics.get("perturbed_parameter")
         which = f"`{drawn}`" if drawn else "one numeric parameter"
@@ -137,6 +139,8 @@ def diagnostics_markdown(diagnostics: Mapping[str, Any]) -> str:
         models, labels = [], []
     if models:
         lines += ["", "**Fitted GP model**", ""] + model_markdown(models, labels)
+    elif diagnostics.get("interleaved"):
+        lines += ["", "The parameters come from the independent sampler (`_interleaving`)."]
     elif phase == "random":
         lines += ["", "No model yet: the parameters come from the independent sampler."]
     return "\n".join(lines) + "\n"

@@ -33,6 +33,7 @@ from optuna_vpbo._fit import ModelCache
 from optuna_vpbo._fit_store import StudyFitStore
 from optuna_vpbo._flat_dimensions import with_flat_drawn
 from optuna_vpbo._init_design import N_MAX_VALUE_POINTS, max_value_samples, mes_numeric_point, random_points
+from optuna_vpbo._interleaving import interleaved_random
 from optuna_vpbo._models import (
     ConstraintModel,
     ModelData,
@@ -157,6 +158,8 @@ class TrialPipeline:
         rng = np.random.default_rng([seed, trial.number])
         if n_finished < max(self._settings.n_random_startup_trials, 1) or not observed.complete:
             return _random_design_point(observed, self._settings.complete_repeats, rng)
+        if interleaved_random(trial.number, n_finished, self._settings.n_startup_trials, self._settings.random_interval):
+            return _random_design_point(observed, self._settings.complete_repeats, rng, interleaved=True)
         # Log EHVI (one GP per objective) once the design is done; else one GP on the objective,
         # or on a ParEGO scalarisation of several.
         hypervolume = n_finished >= self._settings.n_startup_trials and self._uses_hypervolume(study, observed.encoder)
@@ -403,12 +406,16 @@ def _model_data(study: Study, observed: _Observations) -> ModelData:
     return ModelData(numbers, observed.h, observed.x, StudyFitStore(study))
 
 
-def _random_design_point(observed: _Observations, complete_repeats: str, rng: np.random.Generator) -> Suggestion:
-    """A trial of the random part of the initial design: Optuna's random sampling (no relative
-    parameters), or, in a discrete space under ``complete_repeats="when-noisy"``, a random point
-    that repeats no finished trial, redrawn up to ``MAX_DESIGN_DRAWS`` times (among a few hundred
-    configurations, eight random draws coincide in about one study in four)."""
-    random = Suggestion({}, None, {"phase": "random"})
+def _random_design_point(
+    observed: _Observations, complete_repeats: str, rng: np.random.Generator, interleaved: bool = False
+) -> Suggestion:
+    """A trial of the random part of the initial design or, ``interleaved``, a random trial after
+    it (``_interleaving``): Optuna's random sampling (no relative parameters), or, in a discrete
+    space under ``complete_repeats="when-noisy"``, a random point that repeats no finished trial,
+    redrawn up to ``MAX_DESIGN_DRAWS`` times (among a few hundred configurations, eight random
+    draws coincide in about one study in four)."""
+    diagnostics: dict[str, Any] = {"phase": "random", "interleaved": True} if interleaved else {"phase": "random"}
+    random = Suggestion({}, None, diagnostics)
     if complete_repeats != "when-noisy" or not observed.complete or not observed.encoder.is_discrete():
         return random
     encoder, repeats = observed.encoder, observed.repeats(complete_too=True)
@@ -416,7 +423,7 @@ def _random_design_point(observed: _Observations, complete_repeats: str, rng: np
         h, x = random_points(encoder, 1, rng)
         x = encoder.snap(x, encoder.numeric_masks(h)[0])
         if not repeats.contains(h[0], x[0]):
-            return Suggestion(encoder.decode(h[0], x[0]), None, {"phase": "random"})
+            return Suggestion(encoder.decode(h[0], x[0]), None, diagnostics)
     return random
 
 

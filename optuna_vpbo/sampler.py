@@ -107,6 +107,9 @@ class VPBOSampler(BaseSampler):
         self._record_proposals = record_proposals
         # The diagnostics recorded for each running trial, by (study name, trial number).
         self._recorded: dict[tuple[str, int], dict[str, Any]] = {}
+        # The running trials that the pipeline left to the independent sampler on purpose
+        # (``_interleaving``): no fallback warning for their parameters.
+        self._random_trials: set[tuple[str, int]] = set()
         self._base_seed = seed_entropy(seed)
         self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
         self._warn_independent_sampling = warn_independent_sampling
@@ -134,6 +137,7 @@ class VPBOSampler(BaseSampler):
         state = self.__dict__.copy()
         del state["_lock"]
         state["_recorded"] = {}  # the running trials of this process only
+        state["_random_trials"] = set()
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -178,6 +182,8 @@ class VPBOSampler(BaseSampler):
             _pending.publish(study, trial, suggestion.params)
         self._record(study, trial, suggestion.diagnostics)
         if not suggestion.params:
+            if suggestion.diagnostics.get("interleaved"):
+                self._random_trials.add((study.study_name, trial.number))
             return {}
         # Another worker may hold the same point (docs/many-workers.md): move on a clash.
         alternatives = [suggestion.alternative] if suggestion.alternative is not None else []
@@ -209,6 +215,7 @@ class VPBOSampler(BaseSampler):
         if (
             self._warn_independent_sampling
             and not param_distribution.single()
+            and (study.study_name, trial.number) not in self._random_trials
             and _began_after_initial_design(study, trial, self._settings.n_startup_trials)
         ):
             _logger.warning(
@@ -236,6 +243,7 @@ class VPBOSampler(BaseSampler):
             # Only failures that pass here are the configuration's (docs/pruning-and-failures.md).
             mark_objective_failure(study, trial)
         recorded = self._recorded.pop((study.study_name, trial.number), None)
+        self._random_trials.discard((study.study_name, trial.number))
         if state == TrialState.PRUNED and self._record_proposals:
             self._record_pruned_prediction(study, trial, recorded)
         if self._constraints_func is not None:

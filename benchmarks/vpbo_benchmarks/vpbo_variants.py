@@ -33,6 +33,7 @@ V2_SETTINGS: Mapping[str, Any] = MappingProxyType(
         "discrete_line_search": False,
         "flat_dimensions": "optimise",
         "stall_perturbation": False,
+        "random_interval": 0,
         "perturbation_spent_z": math.inf,
         "refit_interval": 10,
         "early_refits": True,
@@ -61,6 +62,7 @@ PAPER_SETTINGS: Mapping[str, Any] = MappingProxyType(
         "discrete_line_search": False,
         "flat_dimensions": "optimise",
         "stall_perturbation": False,
+        "random_interval": 0,
         "perturbation_spent_z": math.inf,
         "refit_interval": 10,
         "early_refits": False,
@@ -126,6 +128,11 @@ VARIANTS: Mapping[str, Variant] = MappingProxyType(
         "vpbo-v0-init10-random": _variant(
             "v1", "vpbo-v0 with an all-random 10-trial design",
             early_refits=False, hyperparameter_prior="none", search_initialization=False,
+        ),
+        # Issue 27: today's defaults with one random trial in 8 interleaved (opt-in).
+        "vpbo-interleaved": _variant(
+            "v2", "the defaults (vpbo-v2, no wasted repeats, the stall perturbation) with one random trial in 8",
+            complete_repeats="when-noisy", stall_perturbation=True, random_interval=8,
         ),
         # Multi-objective studies by ParEGO scalarisation, the behaviour before log EHVI.
         "vpbo-parego": _variant("v2", "vpbo-v2 with ParEGO instead of log EHVI", multi_objective="parego"),
