@@ -99,9 +99,10 @@ class VPBOSettings:
             ``random_interval`` the independent sampler draws every parameter, as SMAC interleaves
             random configurations with its model's (``_interleaving``). A model that believes in a
             wrong basin still receives points from the whole space, at a known price. Try 8 where
-            a run that settles on a wrong combination costs more than a slower start: fewer stuck
-            runs, but slower by trial 25 and behind on rugged numeric landscapes
-            (docs/decisions.md, "Random trials interleaved with the model's").
+            a run that settles on a wrong combination costs more than a slower start: on the
+            lab's mixed problems it left fewer runs stuck, but started slower and lost on a
+            rugged numeric landscape (docs/decisions.md, "Random trials interleaved with the
+            model's").
         n_restarts: L-BFGS-B starts per hyperparameter fit, one of them warm-started from the
             previous fit; beyond 300 trials a refit starts from the previous fit alone.
         max_enumerated_combinations: Up to this many categorical combinations (leaves of a
