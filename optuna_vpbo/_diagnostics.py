@@ -36,7 +36,7 @@ DIAGNOSTICS_KEY = "vpbo"  # the trial user attribute of the diagnostics
 DEFAULT_ACQUISITION = "log EI"  # single objective; the diagnostics name any other
 PHASE_TITLES = {
     "random": "random (initial design)",
-    "mes": "initial design: a random combination, its numeric part by Max-value Entropy Search",
+    "mes": "initial design: a random or least taken combination (`design_rows`), its numeric part by Max-value Entropy Search",
     "proposals": "value proposals",
 }
 INTERLEAVED_TITLE = "random (one trial in `random_interval` after the initial design)"

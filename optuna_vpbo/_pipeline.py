@@ -32,7 +32,7 @@ from optuna_vpbo._combinations import candidate_rows, least_observed, n_rows
 from optuna_vpbo._fit import ModelCache
 from optuna_vpbo._fit_store import StudyFitStore
 from optuna_vpbo._flat_dimensions import with_flat_drawn
-from optuna_vpbo._init_design import N_MAX_VALUE_POINTS, max_value_samples, mes_numeric_point, random_points
+from optuna_vpbo._init_design import N_MAX_VALUE_POINTS, design_row, max_value_samples, mes_numeric_point, random_points
 from optuna_vpbo._interleaving import interleaved_random
 from optuna_vpbo._models import (
     ConstraintModel,
@@ -171,7 +171,8 @@ class TrialPipeline:
         repeat_complete = observed.may_repeat_complete(self._settings.complete_repeats, models)
         repeats = observed.repeats(complete_too=not repeat_complete)
         if n_finished < self._settings.n_startup_trials:
-            design = _search_initialization(models[0], observed, candidates, rng, diagnostics, repeats)
+            balanced = self._settings.design_rows == "balanced"
+            design = _search_initialization(models[0], observed, candidates, rng, diagnostics, repeats, balanced)
             return _with_prediction(design, models, observed)
         perturbing = False
         if hypervolume:
@@ -429,18 +430,20 @@ def _random_design_point(
 
 def _search_initialization(
     model: ObjectiveModel, observed: _Observations, candidates: np.ndarray, rng: np.random.Generator, diagnostics: dict[str, Any],
-    repeats: Repeats,
+    repeats: Repeats, balanced: bool = False,
 ) -> Suggestion:
-    """The second half of the initial design: a random row, its numeric part by MES; another
-    random row while the point repeats one of ``repeats`` (``MAX_DESIGN_DRAWS`` draws). Where the
+    """The second half of the initial design: a random row (``balanced``: the least taken of
+    random rows, ``design_row``), its numeric part by MES; another random row while the point
+    repeats one of ``repeats`` (``MAX_DESIGN_DRAWS`` draws). Where the
     complete trials are among ``repeats`` (``_repeat_policy``), MES chooses among the candidates
     that repeat none."""
     encoder = observed.encoder
     points = random_points(encoder, N_MAX_VALUE_POINTS, rng)
     max_values = max_value_samples(model.gp, points, observed.h, observed.x, float(model.targets.max()), rng)
     complete_included = len(repeats) > len(observed.pruned) + len(observed.failed)
-    for _ in range(MAX_DESIGN_DRAWS):
-        row = encoder.random_rows(1, rng)[0]
+    taken = np.vstack([observed.finished[0], observed.pending[0]])
+    for draw in range(MAX_DESIGN_DRAWS):
+        row = design_row(encoder, taken, rng, balanced and draw == 0)
         mask = encoder.numeric_masks(row.reshape(1, -1))[0]
         snapped = encoder.snap(candidates, mask)
         if complete_included and encoder.n_numeric:

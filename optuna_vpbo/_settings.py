@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 from optuna_vpbo._flat_dimensions import FLAT_DIMENSIONS
+from optuna_vpbo._init_design import DESIGN_ROWS
 from optuna_vpbo._output_transforms import validate_output_transform
 from optuna_vpbo._priors import negative_log_prior
 from optuna_vpbo._repeat_policy import COMPLETE_REPEATS
@@ -103,6 +104,12 @@ class VPBOSettings:
             lab's mixed problems it left fewer runs stuck, but started slower and lost on a
             rugged numeric landscape (docs/decisions.md, "Random trials interleaved with the
             model's").
+        design_rows: How the second half of the initial design chooses its categorical rows:
+            ``"random"`` (the paper's: a uniform random combination), or ``"balanced"``: among
+            random rows, the one whose categorical values the study has taken least often
+            (``_init_design.design_row``), so that the design sees every value of a small
+            categorical before the value proposals start (docs/decisions.md, "Balanced design
+            rows").
         n_restarts: L-BFGS-B starts per hyperparameter fit, one of them warm-started from the
             previous fit; beyond 300 trials a refit starts from the previous fit alone.
         max_enumerated_combinations: Up to this many categorical combinations (leaves of a
@@ -154,6 +161,7 @@ class VPBOSettings:
     stall_perturbation: bool = True
     perturbation_spent_z: float = math.inf
     random_interval: int = 0
+    design_rows: str = "random"
     n_restarts: int = 3
     max_enumerated_combinations: int = 4096
     output_transform: str = "yeo-johnson"
@@ -197,6 +205,7 @@ class VPBOSettings:
             "pruned_trials",
             "failed_trials",
             "complete_repeats",
+            "design_rows",
         ):
             if not isinstance(getattr(self, name), str):
                 raise TypeError(f"{name} must be a str, got {getattr(self, name)!r}.")
@@ -215,6 +224,7 @@ class VPBOSettings:
             ("pruned_trials", PRUNED_TRIALS),
             ("failed_trials", FAILED_TRIALS),
             ("complete_repeats", COMPLETE_REPEATS),
+            ("design_rows", DESIGN_ROWS),
         ):
             if getattr(self, name) not in choices:
                 raise ValueError(f"{name} must be one of {choices}, got {getattr(self, name)!r}.")
@@ -250,6 +260,7 @@ PRESETS: dict[str, VPBOSettings] = {
         stall_backoff=0,
         stall_perturbation=False,
         random_interval=0,
+        design_rows="random",
         pruned_trials="ignore",
         failed_trials="ignore",
         complete_repeats="allowed",

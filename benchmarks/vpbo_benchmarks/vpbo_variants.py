@@ -34,6 +34,7 @@ V2_SETTINGS: Mapping[str, Any] = MappingProxyType(
         "flat_dimensions": "optimise",
         "stall_perturbation": False,
         "random_interval": 0,
+        "design_rows": "random",
         "perturbation_spent_z": math.inf,
         "refit_interval": 10,
         "early_refits": True,
@@ -63,6 +64,7 @@ PAPER_SETTINGS: Mapping[str, Any] = MappingProxyType(
         "flat_dimensions": "optimise",
         "stall_perturbation": False,
         "random_interval": 0,
+        "design_rows": "random",
         "perturbation_spent_z": math.inf,
         "refit_interval": 10,
         "early_refits": False,
@@ -133,6 +135,11 @@ VARIANTS: Mapping[str, Variant] = MappingProxyType(
         "vpbo-interleaved": _variant(
             "v2", "the defaults (vpbo-v2, no wasted repeats, the stall perturbation) with one random trial in 8",
             complete_repeats="when-noisy", stall_perturbation=True, random_interval=8,
+        ),
+        # Issue 27: today's defaults with the design's second half on the least taken rows.
+        "vpbo-balanced": _variant(
+            "v2", "the defaults (vpbo-v2, no wasted repeats, the stall perturbation) with balanced design rows",
+            complete_repeats="when-noisy", stall_perturbation=True, design_rows="balanced",
         ),
         # Multi-objective studies by ParEGO scalarisation, the behaviour before log EHVI.
         "vpbo-parego": _variant("v2", "vpbo-v2 with ParEGO instead of log EHVI", multi_objective="parego"),
