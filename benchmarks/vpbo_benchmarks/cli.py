@@ -1,5 +1,5 @@
 """The command line, all of its wiring: ``vpbo-benchmark {list,run,report,table,docs,hypervolume,
-overhead,overhead-plot,suite-report,trial-states} ...`` (also ``python -m vpbo_benchmarks ...``).
+overhead,overhead-plot,suite-report,envelope,ledger,repeats,trial-states} ...`` (also ``python -m vpbo_benchmarks ...``).
 
 Each verb has a function that adds its parser and a handler that runs it; the modules they call
 know nothing of argparse. Paths are relative to the folder the command runs in (the repository
@@ -17,6 +17,7 @@ from typing import NoReturn, TypeAlias
 
 from optuna_vpbo import VPBOSampler
 from vpbo_benchmarks import (
+    adapt_ledger,
     catalogue,
     doc_tables,
     envelope_report,
@@ -103,8 +104,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     commands.add_parser("table", help="a condensed Markdown table of stored runs (see `table --help`)", add_help=False)
     handlers: dict[str, Handler] = {}
     for add in (
-        add_list, add_docs, add_run, add_report, add_hypervolume, add_overhead, add_suite_report, add_envelope, add_repeats,
-        add_trial_states,
+        add_list, add_docs, add_run, add_report, add_hypervolume, add_overhead, add_suite_report, add_envelope, add_ledger,
+        add_repeats, add_trial_states,
     ):
         handlers.update(add(commands))
     return parser, handlers
@@ -326,6 +327,31 @@ def write_envelope(args: argparse.Namespace) -> None:
     path = args.report or args.out / f"ENVELOPE-{args.candidate}.md"
     command = "vpbo-benchmark " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["envelope"] else ""
     print(envelope_report.write_envelope_report(path, result, command))
+
+
+# --------------------------------------------------------------------------------------------
+# ledger
+# --------------------------------------------------------------------------------------------
+
+DEFAULT_LEDGER = Path("docs/adapt-ledger.md")
+
+
+def add_ledger(commands: Subcommands) -> dict[str, Handler]:
+    parser = commands.add_parser(
+        "ledger", help="issue 27's ledger: per problem of every set, the envelope and the stuck seeds in one report"
+    )
+    parser.add_argument("--root", type=Path, default=Path("."), help="the repository root (the stored runs' folders)")
+    parser.add_argument("--report", type=Path, default=DEFAULT_LEDGER, help=f"Markdown file (default {DEFAULT_LEDGER})")
+    parser.add_argument("--copies", type=int, default=envelope_report.N_COPIES, help="bootstrap resamples of the copy")
+    return {"ledger": write_ledger}
+
+
+def write_ledger(args: argparse.Namespace) -> None:
+    """The ledger, written; its summary printed."""
+    result = adapt_ledger.ledger(args.root, n_copies=args.copies)
+    command = "vpbo-benchmark " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["ledger"] else "vpbo-benchmark ledger"
+    adapt_ledger.write_ledger(args.report, result, command)
+    print("\n".join(adapt_ledger.overall_lines(result)))
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,106 @@
+"""Issue 27's ledger (adapt_ledger.py): stuck seeds counted against every folder of a set at once
+(a variant that reaches a better combination makes the references' seeds stuck, which the envelope
+report of the references' folder alone does not see), failing cells named per checkpoint and
+statistic, totals, and the stored runs the ledger names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vpbo_benchmarks import adapt_ledger, envelope_report
+from vpbo_benchmarks.records import append_record, load_problem
+
+# A problem without stated combination bests: its wrong combinations come from the stored runs.
+PROBLEM = "svm_boston"
+N_TRIALS, N_SEEDS = 60, 5
+GOOD = {"kernel": "rbf", "gamma": "scale", "shrinking": True}
+POOR = {"kernel": "linear", "gamma": "auto", "shrinking": False}
+
+
+def _store(folder: Path, sampler: str, level: float, params: dict[str, object], n_seeds: int = N_SEEDS) -> None:
+    """Runs whose incumbent falls as level + 1 / (t + 1) + 0.01 seed, every trial at ``params``."""
+    for seed in range(n_seeds):
+        values = [[level + 1.0 / (t + 1) + 0.01 * seed] for t in range(N_TRIALS)]
+        append_record(folder, {"problem": PROBLEM, "sampler": sampler, "seed": seed, "n_trials": N_TRIALS,
+                               "values": values, "params": [dict(params)] * N_TRIALS, "sampler_seconds": [0.0] * N_TRIALS})
+
+
+@pytest.fixture()
+def ledger_set(tmp_path: Path) -> adapt_ledger.LedgerSet:
+    """The references (and GPSampler on 3 seeds) on the poor combination; the defaults a copy of
+    ``vpbo-v2``; one opt-in on a combination 1.0 better, another 5.0 worse on the poor one."""
+    for sampler in ("vpbo-v1", "vpbo-v2"):
+        _store(tmp_path / "refs", sampler, 1.0, POOR)
+    _store(tmp_path / "refs", "gp", 1.0, POOR, n_seeds=3)
+    _store(tmp_path / "defaults", "vpbo", 1.0, POOR)
+    _store(tmp_path / "better", "vpbo:a=1", 0.0, GOOD)
+    _store(tmp_path / "worse", "vpbo:b=1", 6.0, POOR)
+    return adapt_ledger.LedgerSet(
+        "toy set", (PROBLEM,), "refs", ("vpbo-v1", "vpbo-v2"), (25, 50),
+        (adapt_ledger.Variant("the defaults", "defaults", "vpbo"), adapt_ledger.Variant("better", "better", "vpbo:a=1"),
+         adapt_ledger.Variant("worse", "worse", "vpbo:b=1")),
+    )
+
+
+def test_stuck_seeds_are_counted_against_every_folder_of_the_set(tmp_path: Path, ledger_set: adapt_ledger.LedgerSet) -> None:
+    [(_, [entry])] = adapt_ledger.ledger(tmp_path, [ledger_set], n_copies=20)
+    assert entry.stuck == {
+        "vpbo-v1": (5, 5), "vpbo-v2": (5, 5), "the defaults": (5, 5), "better": (0, 5), "worse": (5, 5), "gp": (3, 3),
+    }
+    # The references' folder alone knows no better combination: nobody is stuck there.
+    alone = envelope_report.envelope(tmp_path / "refs", tmp_path / "refs", [PROBLEM], "vpbo-v2", ["vpbo-v1", "vpbo-v2"],
+                                     checkpoints=[25, 50], n_copies=20)
+    assert alone.stuck[PROBLEM]["vpbo-v2 (candidate)"] == (0, 5)
+
+
+def test_failing_cells_are_named_per_checkpoint_and_statistic(tmp_path: Path, ledger_set: adapt_ledger.LedgerSet) -> None:
+    [(_, [entry])] = adapt_ledger.ledger(tmp_path, [ledger_set], n_copies=20)
+    texts = {name: adapt_ledger.failing_text(cells) for name, cells in entry.cells.items()}
+    assert texts == {"the defaults": "none", "better": "none", "worse": "25 mean, 25 p90, 50 mean, 50 p90"}
+    assert adapt_ledger.failing_text([]) == "-"
+    # The worse variant's mean cells: 5.0 above the better reference at both checkpoints.
+    assert [c.mean.difference for c in entry.cells["worse"]] == pytest.approx([5.0, 5.0])
+
+
+def test_the_written_ledger_has_a_row_per_problem_and_totals(tmp_path: Path, ledger_set: adapt_ledger.LedgerSet) -> None:
+    result = adapt_ledger.ledger(tmp_path, [ledger_set], n_copies=20)
+    text = adapt_ledger.write_ledger(tmp_path / "ledger.md", result, "vpbo-benchmark ledger")
+    assert text == (tmp_path / "ledger.md").read_text()
+    assert f"| {PROBLEM} | none | none | 25 mean, 25 p90, 50 mean, 50 p90 | 5/5 | 5/5 | 5/5 | 0/5 | 5/5 | 3/3 | - |" in text
+    assert "| total | **0 of 4** (a copy " in text
+    assert "| **5**/5 | **5**/5 | **5**/5 | **0**/5 | **5**/5 | **3**/3 | **0**/0 |" in text
+    assert "- worse: 4 of 4 cells fail" in text
+    assert "- The references' stuck seeds: issue 13's defaults (`vpbo-v1`) 5, issue 21's (`vpbo-v2`) 5." in text
+    assert adapt_ledger.stuck_totals(result)["better"] == 0
+
+
+def test_the_copy_of_the_better_reference_is_seeded(tmp_path: Path, ledger_set: adapt_ledger.LedgerSet) -> None:
+    def copies(seed: int) -> list[float]:
+        [(_, [entry])] = adapt_ledger.ledger(tmp_path, [ledger_set], n_copies=50, copy_seed=seed)
+        return [c.mean.copy_failures for cells in entry.cells.values() for c in cells]
+
+    assert copies(3) == copies(3)
+    assert all(0.0 <= share <= 1.0 for share in copies(3))
+
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("ledger_set", adapt_ledger.LEDGER_SETS, ids=lambda s: s.name)
+def test_the_ledger_names_stored_runs(ledger_set: adapt_ledger.LedgerSet) -> None:
+    """Every folder the ledger names holds every problem of its set (the references lack only
+    svr_diabetes, which has none), and each variant's label is the one stored there (checked on
+    the set's first problem)."""
+    folders = {ledger_set.references_folder, *(v.folder for v in ledger_set.variants)}
+    for folder in folders:
+        stored = {p.name.removesuffix(".jsonl.xz") for p in (REPOSITORY / folder).glob("*.jsonl.xz")}
+        missing = set(ledger_set.problems) - stored
+        assert missing <= {"svr_diabetes"}, (folder, missing)
+    first = ledger_set.problems[0]
+    for v in ledger_set.variants:
+        assert v.sampler in load_problem(REPOSITORY / v.folder, first), (v.folder, v.sampler)
+    assert ledger_set.checkpoints == tuple(sorted(ledger_set.checkpoints))
+    assert np.all(np.array(ledger_set.checkpoints) > 0)

@@ -1,0 +1,250 @@
+"""Issue 27's ledger (``vpbo-benchmark ledger``): per problem of every set, the envelope check of
+the defaults and of each opt-in that ran on every set, and every sampler's stuck seeds counted in
+one report.
+
+The envelope report (:mod:`.envelope_report`) reads one candidate against two references from at
+most two folders, so its stuck seeds depend on which stored runs it reads: a sampler that reaches
+a better combination makes the others' seeds stuck (docs/decisions.md, "Balanced design rows").
+The ledger reads, per set, the references' folder and every variant's folder at once: the wrong
+combinations come from all of them, and each variant's cells use the rule, the seeds and the copy
+of the better reference of :func:`.envelope_report.envelope_cells`. The stored runs it reads are
+named in :data:`LEDGER_SETS` (folders relative to the repository root).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from vpbo_benchmarks.envelope_report import (
+    COPY_SEED,
+    N_COPIES,
+    PEERS,
+    EnvelopeCell,
+    EnvelopeRuns,
+    Record,
+    envelope_cells,
+    failure_counts,
+)
+from vpbo_benchmarks.markdown import markdown_table
+from vpbo_benchmarks.records import load_problem
+from vpbo_benchmarks.registry import GROUPS
+from vpbo_benchmarks.suite_report import (
+    STUCK_TRIALS,
+    as_loss,
+    combination_bests,
+    problem_spec,
+    stuck_seeds,
+    wrong_combinations,
+)
+
+ADAPT = "benchmarks/results-adapt"
+# The defaults' label in the folders whose runs were made with ``preset=v2`` and the two settings
+# that make it today's defaults (stored before the defaults had a name of their own).
+DEFAULTS_AS_V2 = "vpbo:preset=v2+complete_repeats=when-noisy+stall_perturbation=true"
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    """A sampler whose runs the ledger checks: its column name, its folder and its label there."""
+
+    name: str
+    folder: str
+    sampler: str
+
+
+@dataclasses.dataclass(frozen=True)
+class LedgerSet:
+    """One set: its problems, the folder of the two references and the peers, the checkpoints, and
+    the variants (the defaults first)."""
+
+    name: str
+    problems: tuple[str, ...]
+    references_folder: str
+    references: tuple[str, str]
+    checkpoints: tuple[int, ...]
+    variants: tuple[Variant, ...]
+
+
+def _variants(defaults: Variant, folder: str) -> tuple[Variant, ...]:
+    """The defaults and the two opt-ins that ran on every set, the opt-ins from ``ADAPT/*/folder``."""
+    return (
+        defaults,
+        Variant("balanced rows", f"{ADAPT}/balanced/{folder}", "vpbo:design_rows=balanced"),
+        Variant("10-trial design, 1 in 8", f"{ADAPT}/interleaved/{folder}", "vpbo:n_startup_trials=10+random_interval=8"),
+    )
+
+
+TUNING = (
+    "func3c", "conditional_trap", "tilted_lattice", "hidden_pair", "shifted_ackley", "rotated_griewank",
+    "mixed_int_ackley", "shifted_levy", "noisy_mlp", "shared_branches", "branch_choice", "decoy_funnel",
+    "int_log_styblinski",
+)
+REST = (
+    "conv_blocks", "hash_resonance", "hetero_branin", "lowrank_valley", "many_cats_levy", "many_levels_styblinski",
+    "mlp_synthetic", "noisy_styblinski", "shifted_rastrigin", "signed_schwefel", "stacked_stages", "svr_diabetes",
+)
+PAPER = (
+    "func2c", "func3c", "reizman_suzuki_1", "reizman_suzuki_2", "reizman_suzuki_3", "reizman_suzuki_4",
+    "baumgartner", "svm_boston", "xg_mnist", "nas_like", "ackley53",
+)
+V1_V2 = ("vpbo-v1", "vpbo-v2")
+LEDGER_SETS: tuple[LedgerSet, ...] = (
+    LedgerSet("S (the tuning set)", TUNING, f"{ADAPT}/tuning", V1_V2, (25, 50, 100),
+              _variants(Variant("the defaults", f"{ADAPT}/perturb/tuning", "vpbo"), "tuning")),
+    LedgerSet("adapt held-out", tuple(GROUPS["adapt_held_out"]), f"{ADAPT}/held-out", V1_V2, (25, 50, 100),
+              _variants(Variant("the defaults", f"{ADAPT}/perturb/held-out", DEFAULTS_AS_V2), "held-out")),
+    LedgerSet("final held-out", tuple(GROUPS["final_held_out"]), f"{ADAPT}/final", V1_V2, (25, 50, 100),
+              _variants(Variant("the defaults", f"{ADAPT}/final", "vpbo"), "final")),
+    # The broad suite's `vpbo` runs are issue 21's defaults, `vpbo-v2` by the pinned name.
+    LedgerSet("rest of the tuning half", REST, "benchmarks/results-suite", ("vpbo-v1", "vpbo"), (25, 50, 100),
+              _variants(Variant("the defaults", f"{ADAPT}/perturb/rest", DEFAULTS_AS_V2), "rest")),
+    LedgerSet("paper suite", PAPER, f"{ADAPT}/paper", V1_V2, (25, 50, 100, 200),
+              _variants(Variant("the defaults", f"{ADAPT}/paper", "vpbo"), "paper")),
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class ProblemLedger:
+    """One problem: each variant's envelope cells and every sampler's (stuck seeds, seeds)."""
+
+    problem: str
+    cells: dict[str, list[EnvelopeCell]]
+    stuck: dict[str, tuple[int, int]]
+
+
+def _runs(root: Path, folder: str, problem: str, maximised: bool) -> dict[str, list[Record]]:
+    return {
+        sampler: [as_loss(r) if maximised else r for r in records]
+        for sampler, records in sorted(load_problem(root / folder, problem).items())
+    }
+
+
+def problem_ledger(
+    root: Path, ledger_set: LedgerSet, problem: str, rng: np.random.Generator, n_copies: int = N_COPIES,
+    peers: Sequence[str] = PEERS, stuck_trials: int = STUCK_TRIALS,
+) -> ProblemLedger:
+    """The ledger of one problem: every folder of ``ledger_set`` read once, the wrong combinations
+    from all their runs."""
+    spec, optimum, maximised = problem_spec(problem)
+    folders = {ledger_set.references_folder, *(v.folder for v in ledger_set.variants)}
+    by_folder = {folder: _runs(root, folder, problem, maximised) for folder in sorted(folders)}
+    stored = [r for runs in by_folder.values() for records in runs.values() for r in records]
+    others = by_folder[ledger_set.references_folder]
+    references = {r: others[r] for r in ledger_set.references if others.get(r)}
+    named = {
+        **{r: references[r] for r in references},
+        **{v.name: by_folder[v.folder].get(v.sampler, []) for v in ledger_set.variants},
+        **{p: others[p] for p in peers if others.get(p)},
+    }
+    cells = {}
+    for v in ledger_set.variants:
+        entry = EnvelopeRuns(spec, optimum, named[v.name], references, {}, stored)
+        cells[v.name] = envelope_cells(entry, ledger_set.checkpoints, rng, n_copies, v.name)
+    wrong = wrong_combinations(combination_bests(spec, stored))
+    stuck = {s: (len(stuck_seeds(records, spec, wrong, stuck_trials)), len(records)) for s, records in named.items() if records}
+    return ProblemLedger(problem, cells, stuck)
+
+
+def failing_text(cells: Sequence[EnvelopeCell]) -> str:
+    """The failing cells as ``trial statistic`` (e.g. ``25 mean, 100 p90``), "none", or "-" (no cell)."""
+    if not cells:
+        return "-"
+    failing = [f"{c.checkpoint} {s.statistic}" for c in cells for s in (c.mean, c.tail) if s.fails]
+    return ", ".join(failing) if failing else "none"
+
+
+def set_lines(ledger_set: LedgerSet, problems: Sequence[ProblemLedger], peers: Sequence[str] = PEERS) -> list[str]:
+    """The Markdown section of one set: per problem the failing cells and the stuck seeds; totals."""
+    variants = [v.name for v in ledger_set.variants]
+    samplers = [*ledger_set.references, *variants, *peers]
+    rows = []
+    for p in problems:
+        stuck = [f"{p.stuck[s][0]}/{p.stuck[s][1]}" if s in p.stuck else "-" for s in samplers]
+        rows.append([p.problem, *(failing_text(p.cells[v]) for v in variants), *stuck])
+    totals: list[str] = []
+    for v in variants:
+        cells = [c for p in problems for c in p.cells[v]]
+        means, tails, copies = failure_counts(cells)
+        totals.append(f"**{means + tails} of {2 * len(cells)}** (a copy {copies:.1f})")
+    for s in samplers:
+        counts = [p.stuck[s] for p in problems if s in p.stuck]
+        totals.append(f"**{sum(k for k, _ in counts)}**/{sum(n for _, n in counts)}")
+    rows.append(["total", *totals])
+    references = " and ".join(f"`{r}`" for r in ledger_set.references)
+    return [
+        f"## {ledger_set.name}",
+        "",
+        f"Checkpoints {', '.join(map(str, ledger_set.checkpoints))}; references {references} and peers from "
+        f"`{ledger_set.references_folder}`; "
+        + "; ".join(f"{v.name}: `{v.sampler}` in `{v.folder}`" for v in ledger_set.variants) + ".",
+        "",
+        *markdown_table(
+            ["problem", *(f"failing: {v}" for v in variants), *(f"stuck: {s}" for s in samplers)], rows,
+        ),
+        "",
+    ]
+
+
+def ledger(
+    root: Path, sets: Sequence[LedgerSet] = LEDGER_SETS, n_copies: int = N_COPIES, copy_seed: int = COPY_SEED,
+) -> list[tuple[LedgerSet, list[ProblemLedger]]]:
+    """Every set's problem ledgers (one generator for the copies, sets and problems in order)."""
+    rng = np.random.default_rng(copy_seed)
+    return [(s, [problem_ledger(root, s, problem, rng, n_copies) for problem in s.problems]) for s in sets]
+
+
+def overall_lines(result: Sequence[tuple[LedgerSet, list[ProblemLedger]]]) -> list[str]:
+    """Each variant's failing cells and stuck seeds over every set, and the references' stuck seeds."""
+    variants = [v.name for v in result[0][0].variants]
+    lines = []
+    for v in variants:
+        cells = [c for _, problems in result for p in problems for c in p.cells[v]]
+        means, tails, copies = failure_counts(cells)
+        stuck = sum(p.stuck[v][0] for _, problems in result for p in problems if v in p.stuck)
+        lines.append(f"- {v}: {means + tails} of {2 * len(cells)} cells fail (a copy of the better reference {copies:.1f}); "
+                     f"stuck seeds {stuck}.")
+    first = sum(p.stuck.get(s.references[0], (0, 0))[0] for s, problems in result for p in problems)
+    second = sum(p.stuck.get(s.references[1], (0, 0))[0] for s, problems in result for p in problems)
+    lines.append(f"- The references' stuck seeds: issue 13's defaults (`vpbo-v1`) {first}, issue 21's (`vpbo-v2`) {second}.")
+    return lines
+
+
+def write_ledger(path: Path, result: Sequence[tuple[LedgerSet, list[ProblemLedger]]], command: str) -> str:
+    """Write the ledger's Markdown to ``path`` and return it."""
+    lines = [
+        "# Issue 27's ledger: the envelope and stuck seeds per problem",
+        "",
+        "Generated; do not edit. Regenerate from the repository root: " + f"`{command}`.",
+        "",
+        "A failing cell is a checkpoint and statistic (mean, or 90th-percentile seed) where the variant is worse "
+        "than the better of the two references by more than two standard errors of the difference "
+        "(docs/suite.md, \"The envelope report\"). Stuck: seeds whose incumbent stays more than "
+        f"{STUCK_TRIALS} trials on a wrong combination, out of the seeds run, every sampler of a set counted "
+        "against the combinations that all its stored runs reached. 20 seeds (GPSampler 10); 100 trials (the "
+        "paper suite 224, Ackley-5-3 200).",
+        "",
+        "## Over every set",
+        "",
+        *overall_lines(result),
+        "",
+    ]
+    for ledger_set, problems in result:
+        lines += set_lines(ledger_set, problems)
+    text = "\n".join(lines)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return text
+
+
+def stuck_totals(result: Sequence[tuple[LedgerSet, list[ProblemLedger]]]) -> Mapping[str, int]:
+    """Every sampler's stuck seeds over every set (references by their own names)."""
+    totals: dict[str, int] = {}
+    for _, problems in result:
+        for p in problems:
+            for s, (k, _) in p.stuck.items():
+                totals[s] = totals.get(s, 0) + k
+    return totals
