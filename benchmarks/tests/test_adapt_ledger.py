@@ -69,12 +69,34 @@ def test_the_written_ledger_has_a_row_per_problem_and_totals(tmp_path: Path, led
     result = adapt_ledger.ledger(tmp_path, [ledger_set], n_copies=20)
     text = adapt_ledger.write_ledger(tmp_path / "ledger.md", result, "vpbo-benchmark ledger")
     assert text == (tmp_path / "ledger.md").read_text()
-    assert f"| {PROBLEM} | none | none | 25 mean, 25 p90, 50 mean, 50 p90 | 5/5 | 5/5 | 5/5 | 0/5 | 5/5 | 3/3 | - |" in text
+    # the last column: the mean value at trial 50 (no optimum) of the defaults (1 + 1/50 + 0.01 x mean seed 2), gp, tpe-auto
+    row = f"| {PROBLEM} | none | none | 25 mean, 25 p90, 50 mean, 50 p90 | " + "5/5 | 5/5 | 5/5 | 0/5 | 5/5 | 3/3 | - | 1.04 / 1.03 / - |"
+    assert row in text
     assert "| total | **0 of 4** (a copy " in text
     assert "| **5**/5 | **5**/5 | **5**/5 | **0**/5 | **5**/5 | **3**/3 | **0**/0 |" in text
     assert "- worse: 4 of 4 cells fail" in text
     assert "- The references' stuck seeds: issue 13's defaults (`vpbo-v1`) 5, issue 21's (`vpbo-v2`) 5." in text
     assert adapt_ledger.stuck_totals(result)["better"] == 0
+    assert "share of stuck seeds is above GPSampler's: 0; on 0 of them" in text
+
+
+def test_stuck_above_gpsampler_is_set_beside_the_means() -> None:
+    """Problems where the defaults' share of stuck seeds is above GPSampler's, and those of them
+    where the defaults' mean is still the lower; a problem without GPSampler's runs counts in neither."""
+    toy = adapt_ledger.LedgerSet("toy", ("a", "b", "c"), "refs", ("vpbo-v1", "vpbo-v2"), (100,),
+                                 (adapt_ledger.Variant("the defaults", "d", "vpbo"),))
+
+    def entry(name: str, stuck: dict[str, tuple[int, int]], means: dict[str, float]) -> adapt_ledger.ProblemLedger:
+        return adapt_ledger.ProblemLedger(name, {"the defaults": []}, stuck, means)
+
+    problems = [
+        entry("a", {"the defaults": (10, 20), "gp": (1, 10)}, {"the defaults": 0.29, "gp": 0.32}),
+        entry("b", {"the defaults": (10, 20), "gp": (1, 10)}, {"the defaults": 0.5, "gp": 0.1}),
+        entry("c", {"the defaults": (10, 20)}, {"the defaults": 0.5}),
+    ]
+    lines = adapt_ledger.overall_lines([(toy, problems)])
+    assert lines[-1] == ("- Problems where the defaults' share of stuck seeds is above GPSampler's: 2; on 1 of them the "
+                         "defaults' mean at the last checkpoint is below GPSampler's (a).")
 
 
 def test_the_copy_of_the_better_reference_is_seeded(tmp_path: Path, ledger_set: adapt_ledger.LedgerSet) -> None:

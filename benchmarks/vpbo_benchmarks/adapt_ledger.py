@@ -36,6 +36,7 @@ from vpbo_benchmarks.suite_report import (
     STUCK_TRIALS,
     as_loss,
     combination_bests,
+    metric_at,
     problem_spec,
     stuck_seeds,
     wrong_combinations,
@@ -109,11 +110,13 @@ LEDGER_SETS: tuple[LedgerSet, ...] = (
 
 @dataclasses.dataclass(frozen=True)
 class ProblemLedger:
-    """One problem: each variant's envelope cells and every sampler's (stuck seeds, seeds)."""
+    """One problem: each variant's envelope cells, every sampler's (stuck seeds, seeds) and its mean
+    metric at the set's last checkpoint (over its own seeds)."""
 
     problem: str
     cells: dict[str, list[EnvelopeCell]]
     stuck: dict[str, tuple[int, int]]
+    last_means: dict[str, float]
 
 
 def _runs(root: Path, folder: str, problem: str, maximised: bool) -> dict[str, list[Record]]:
@@ -146,7 +149,8 @@ def problem_ledger(
         cells[v.name] = envelope_cells(entry, ledger_set.checkpoints, rng, n_copies, v.name)
     wrong = wrong_combinations(combination_bests(spec, stored))
     stuck = {s: (len(stuck_seeds(records, spec, wrong, stuck_trials)), len(records)) for s, records in named.items() if records}
-    return ProblemLedger(problem, cells, stuck)
+    last = {s: metric_at(records, optimum, max(ledger_set.checkpoints)) for s, records in named.items()}
+    return ProblemLedger(problem, cells, stuck, {s: float(np.mean(list(v.values()))) for s, v in last.items() if v})
 
 
 def failing_text(cells: Sequence[EnvelopeCell]) -> str:
@@ -164,7 +168,8 @@ def set_lines(ledger_set: LedgerSet, problems: Sequence[ProblemLedger], peers: S
     rows = []
     for p in problems:
         stuck = [f"{p.stuck[s][0]}/{p.stuck[s][1]}" if s in p.stuck else "-" for s in samplers]
-        rows.append([p.problem, *(failing_text(p.cells[v]) for v in variants), *stuck])
+        last = " / ".join(f"{p.last_means[s]:.4g}" if s in p.last_means else "-" for s in (variants[0], *peers))
+        rows.append([p.problem, *(failing_text(p.cells[v]) for v in variants), *stuck, last])
     totals: list[str] = []
     for v in variants:
         cells = [c for p in problems for c in p.cells[v]]
@@ -173,7 +178,7 @@ def set_lines(ledger_set: LedgerSet, problems: Sequence[ProblemLedger], peers: S
     for s in samplers:
         counts = [p.stuck[s] for p in problems if s in p.stuck]
         totals.append(f"**{sum(k for k, _ in counts)}**/{sum(n for _, n in counts)}")
-    rows.append(["total", *totals])
+    rows.append(["total", *totals, ""])
     references = " and ".join(f"`{r}`" for r in ledger_set.references)
     return [
         f"## {ledger_set.name}",
@@ -183,7 +188,8 @@ def set_lines(ledger_set: LedgerSet, problems: Sequence[ProblemLedger], peers: S
         + "; ".join(f"{v.name}: `{v.sampler}` in `{v.folder}`" for v in ledger_set.variants) + ".",
         "",
         *markdown_table(
-            ["problem", *(f"failing: {v}" for v in variants), *(f"stuck: {s}" for s in samplers)], rows,
+            ["problem", *(f"failing: {v}" for v in variants), *(f"stuck: {s}" for s in samplers),
+             f"mean at {max(ledger_set.checkpoints)}: {' / '.join((variants[0], *peers))}"], rows,
         ),
         "",
     ]
@@ -210,7 +216,18 @@ def overall_lines(result: Sequence[tuple[LedgerSet, list[ProblemLedger]]]) -> li
     first = sum(p.stuck.get(s.references[0], (0, 0))[0] for s, problems in result for p in problems)
     second = sum(p.stuck.get(s.references[1], (0, 0))[0] for s, problems in result for p in problems)
     lines.append(f"- The references' stuck seeds: issue 13's defaults (`vpbo-v1`) {first}, issue 21's (`vpbo-v2`) {second}.")
+    defaults = variants[0]
+    above = [p for _, problems in result for p in problems if _share(p, defaults) > _share(p, "gp")]
+    lower = [p.problem for p in above if p.last_means.get(defaults, np.inf) < p.last_means.get("gp", -np.inf)]
+    lines.append(f"- Problems where {defaults}' share of stuck seeds is above GPSampler's: {len(above)}; on {len(lower)} of "
+                 f"them {defaults}' mean at the last checkpoint is below GPSampler's ({', '.join(lower) or 'none'}).")
     return lines
+
+
+def _share(p: ProblemLedger, sampler: str) -> float:
+    """A sampler's share of stuck seeds on a problem (NaN without runs: never above)."""
+    stuck, seeds = p.stuck.get(sampler, (0, 0))
+    return stuck / seeds if seeds else np.nan
 
 
 def write_ledger(path: Path, result: Sequence[tuple[LedgerSet, list[ProblemLedger]]], command: str) -> str:
