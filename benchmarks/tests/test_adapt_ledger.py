@@ -70,7 +70,8 @@ def test_the_written_ledger_has_a_row_per_problem_and_totals(tmp_path: Path, led
     text = adapt_ledger.write_ledger(tmp_path / "ledger.md", result, "vpbo-benchmark ledger")
     assert text == (tmp_path / "ledger.md").read_text()
     # the last column: the mean value at trial 50 (no optimum) of the defaults (1 + 1/50 + 0.01 x mean seed 2), gp, tpe-auto
-    row = f"| {PROBLEM} | none | none | 25 mean, 25 p90, 50 mean, 50 p90 | " + "5/5 | 5/5 | 5/5 | 0/5 | 5/5 | 3/3 | - | 1.04 / 1.03 / - |"
+    failing = "| none | none | 25 mean, 25 p90, 50 mean, 50 p90 |"
+    row = f"| {PROBLEM} {failing} 5/5 | 5/5 | 5/5 | 0/5 | 5/5 | 3/3 | - | 1.04 / 1.03 / - |"
     assert row in text
     assert "| total | **0 of 4** (a copy " in text
     assert "| **5**/5 | **5**/5 | **5**/5 | **0**/5 | **5**/5 | **3**/3 | **0**/0 |" in text
