@@ -14,7 +14,7 @@ named in :data:`LEDGER_SETS` (folders relative to the repository root).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -139,7 +139,7 @@ def problem_ledger(
     others = by_folder[ledger_set.references_folder]
     references = {r: others[r] for r in ledger_set.references if others.get(r)}
     named = {
-        **{r: references[r] for r in references},
+        **references,
         **{v.name: by_folder[v.folder].get(v.sampler, []) for v in ledger_set.variants},
         **{p: others[p] for p in peers if others.get(p)},
     }
@@ -241,8 +241,9 @@ def write_ledger(path: Path, result: Sequence[tuple[LedgerSet, list[ProblemLedge
         "than the better of the two references by more than two standard errors of the difference "
         "(docs/suite.md, \"The envelope report\"). Stuck: seeds whose incumbent stays more than "
         f"{STUCK_TRIALS} trials on a wrong combination, out of the seeds run, every sampler of a set counted "
-        "against the combinations that all its stored runs reached. 20 seeds (GPSampler 10); 100 trials (the "
-        "paper suite 224, Ackley-5-3 200).",
+        "against the combinations that all its stored runs reached. The means: simple regret, or the value where "
+        "no optimum is known (a maximised problem's negated). 20 seeds (GPSampler 10); 100 trials (the paper "
+        "suite 224, Ackley-5-3 200).",
         "",
         "## Over every set",
         "",
@@ -256,12 +257,3 @@ def write_ledger(path: Path, result: Sequence[tuple[LedgerSet, list[ProblemLedge
     path.write_text(text, encoding="utf-8")
     return text
 
-
-def stuck_totals(result: Sequence[tuple[LedgerSet, list[ProblemLedger]]]) -> Mapping[str, int]:
-    """Every sampler's stuck seeds over every set (references by their own names)."""
-    totals: dict[str, int] = {}
-    for _, problems in result:
-        for p in problems:
-            for s, (k, _) in p.stuck.items():
-                totals[s] = totals.get(s, 0) + k
-    return totals
