@@ -108,10 +108,12 @@ class VPBOSettings:
             ``"random"`` (the paper's: a uniform random combination), or ``"balanced"``: among
             random rows, the one whose categorical values the study has taken least often
             (``_init_design.design_row``), so that the design sees every value of a small
-            categorical before the value proposals start. Opt-in: on the lab's tuning set and the
-            paper suite it left fewer target cells failing and found conditional_trap's branch
-            more often, but was even on the held-out sets and a few per cent behind on the rest
-            of the tuning half (docs/decisions.md, "Balanced design rows").
+            categorical before the value proposals start. Opt-in: it found conditional_trap's
+            branch more often (40 seeds) and left fewer target cells failing on the paper suite;
+            its other gains on the lab's tuning set did not hold on 20 more seeds, it was even on
+            the held-out sets and a few per cent behind on the rest of the tuning half
+            (docs/decisions.md, "Balanced design rows" and "The ledger, and three more ways out
+            of a wrong combination").
         n_restarts: L-BFGS-B starts per hyperparameter fit, one of them warm-started from the
             previous fit; beyond 300 trials a refit starts from the previous fit alone.
         max_enumerated_combinations: Up to this many categorical combinations (leaves of a
