@@ -25,22 +25,15 @@ from vpbo_benchmarks.envelope_report import (
     PEERS,
     EnvelopeCell,
     EnvelopeRuns,
-    Record,
     envelope_cells,
     failure_counts,
+    load_runs,
+    stuck_counts,
+    stuck_seed_sets,
 )
 from vpbo_benchmarks.markdown import markdown_table
-from vpbo_benchmarks.records import load_problem
 from vpbo_benchmarks.registry import GROUPS
-from vpbo_benchmarks.suite_report import (
-    STUCK_TRIALS,
-    as_loss,
-    combination_bests,
-    metric_at,
-    problem_spec,
-    stuck_seeds,
-    wrong_combinations,
-)
+from vpbo_benchmarks.suite_report import STUCK_TRIALS, metric_at, problem_spec
 
 ADAPT = "benchmarks/results-adapt"
 # The defaults' label in the folders whose runs were made with ``preset=v2`` and the two settings
@@ -119,13 +112,6 @@ class ProblemLedger:
     last_means: dict[str, float]
 
 
-def _runs(root: Path, folder: str, problem: str, maximised: bool) -> dict[str, list[Record]]:
-    return {
-        sampler: [as_loss(r) if maximised else r for r in records]
-        for sampler, records in sorted(load_problem(root / folder, problem).items())
-    }
-
-
 def problem_ledger(
     root: Path, ledger_set: LedgerSet, problem: str, rng: np.random.Generator, n_copies: int = N_COPIES,
     peers: Sequence[str] = PEERS, stuck_trials: int = STUCK_TRIALS,
@@ -134,7 +120,7 @@ def problem_ledger(
     from all their runs."""
     spec, optimum, maximised = problem_spec(problem)
     folders = {ledger_set.references_folder, *(v.folder for v in ledger_set.variants)}
-    by_folder = {folder: _runs(root, folder, problem, maximised) for folder in sorted(folders)}
+    by_folder = {folder: load_runs(root / folder, problem, maximised) for folder in sorted(folders)}
     stored = [r for runs in by_folder.values() for records in runs.values() for r in records]
     others = by_folder[ledger_set.references_folder]
     references = {r: others[r] for r in ledger_set.references if others.get(r)}
@@ -147,8 +133,8 @@ def problem_ledger(
     for v in ledger_set.variants:
         entry = EnvelopeRuns(spec, optimum, named[v.name], references, {}, stored)
         cells[v.name] = envelope_cells(entry, ledger_set.checkpoints, rng, n_copies, v.name)
-    wrong = wrong_combinations(combination_bests(spec, stored))
-    stuck = {s: (len(stuck_seeds(records, spec, wrong, stuck_trials)), len(records)) for s, records in named.items() if records}
+    # Every named sampler as a peer of no candidate: the wrong combinations come from all the stored runs.
+    stuck = stuck_counts(stuck_seed_sets(EnvelopeRuns(spec, optimum, [], {}, named, stored), "", stuck_trials))
     last = {s: metric_at(records, optimum, max(ledger_set.checkpoints)) for s, records in named.items()}
     return ProblemLedger(problem, cells, stuck, {s: float(np.mean(list(v.values()))) for s, v in last.items() if v})
 

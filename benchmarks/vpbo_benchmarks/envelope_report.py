@@ -178,7 +178,8 @@ class EnvelopeRuns:
     stored: list[Record]
 
 
-def _load(folder: Path, problem: str, maximised: bool, max_seeds: int | None) -> dict[str, list[Record]]:
+def load_runs(folder: Path, problem: str, maximised: bool, max_seeds: int | None = None) -> dict[str, list[Record]]:
+    """{sampler: its runs of ``problem`` in ``folder``} in loss terms (seeds 0 .. max_seeds - 1 if given)."""
     return {
         sampler: [as_loss(r) if maximised else r for r in records if max_seeds is None or r["seed"] < max_seeds]
         for sampler, records in sorted(load_problem(folder, problem).items())
@@ -194,8 +195,8 @@ def collect_envelope(
     collected = []
     for name in problems:
         spec, optimum, maximised = problem_spec(name)
-        own = _load(candidate_out, name, maximised, max_seeds)
-        others = own if Path(references_out) == Path(candidate_out) else _load(references_out, name, maximised, max_seeds)
+        own = load_runs(candidate_out, name, maximised, max_seeds)
+        others = own if Path(references_out) == Path(candidate_out) else load_runs(references_out, name, maximised, max_seeds)
         stored = [r for runs in own.values() for r in runs] + (
             [] if others is own else [r for runs in others.values() for r in runs]
         )
