@@ -59,7 +59,7 @@ from optuna_vpbo._proposals import (
 from optuna_vpbo._repeat_policy import may_repeat_complete
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import VPBOSettings
-from optuna_vpbo._stall import explores, perturbed_incumbent, perturbs, spent, unpaid_explorations
+from optuna_vpbo._stall import covered, explores, perturbed_incumbent, perturbs, spent, unpaid_explorations
 from optuna_vpbo._tree_encoder import TreeEncoder
 from optuna_vpbo._trial_states import (
     CURVE_MODES,
@@ -251,14 +251,19 @@ class TrialPipeline:
         self, observed: _Observations, targets: np.ndarray, feasible: np.ndarray, best_row: int, trial_number: int
     ) -> bool:
         """The stall safeguard (``_stall``): whether this trial proposes among the least observed
-        combinations; the best objective row is ``best_row``. The backoff acts in flat spaces
-        only: a conditional space's least observed leaves are the branches the model wrote off."""
+        combinations; the best objective row is ``best_row``. The backoff and the coverage act in
+        flat spaces only: a conditional space's least observed leaves are the branches the model
+        wrote off."""
         stall_trials = self._settings.stall_trials
         backoff = self._settings.stall_backoff if observed.encoder.tree.is_flat else 0
         n_complete = len(observed.complete)
         numbers = np.array([t.number for t in observed.complete], dtype=np.int64)
         unpaid = unpaid_explorations(targets[:n_complete], feasible[:n_complete], numbers, stall_trials, backoff)
-        return explores(n_complete - 1 - best_row, unpaid, trial_number, stall_trials, backoff)
+        if not explores(n_complete - 1 - best_row, unpaid, trial_number, stall_trials, backoff):
+            return False
+        encoder = observed.encoder
+        coverage = self._settings.stall_coverage if encoder.tree.is_flat else 0
+        return not covered(observed.h, encoder.n_choices, encoder.n_numeric, coverage)
 
     def _perturbs(self, observed: _Observations, best_row: int, trial_number: int) -> bool:
         """With ``stall_perturbation``, in a flat space: whether this is a trial on which a stalled

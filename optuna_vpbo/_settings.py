@@ -69,9 +69,10 @@ class VPBOSettings:
             al. 2024) or ``"none"`` (maximum likelihood, the paper's; try it when the optimum is a
             narrow basin in a flat region).
         stall_trials: Stall safeguard (0: off): once the best trial is at least this many
-            complete trials old, every odd-numbered trial (fewer with ``stall_backoff``) proposes
-            only among the combinations (leaves) observed least, so that a branch the model wrote
-            off early is tried again. Has no effect on studies that use log EHVI (2-3 objectives).
+            complete trials old, every odd-numbered trial (fewer with ``stall_backoff``, none
+            in a covered flat space: ``stall_coverage``) proposes only among the combinations
+            (leaves) observed least, so that a branch the model wrote off early is tried again.
+            Has no effect on studies that use log EHVI (2-3 objectives).
         stall_backoff: In a flat space (no conditional parameters) the stall safeguard reads its
             own record (0: it does not): each run of this many exploring trials in a row that did
             not beat the best trial before them halves how often a stalled study explores (every
@@ -80,6 +81,16 @@ class VPBOSettings:
             leaves are branches the model may have written off on a few points. Try 10 where the
             best combination is found early and its numeric part is what is left to refine
             (docs/decisions.md, "The stall safeguard reads its own record").
+        stall_coverage: In a flat space (no conditional parameters) the stall safeguard stops
+            exploring once the space is covered (0: never): when every combination has at least
+            ``stall_coverage * (d + 1)`` observed trials (d numeric dimensions), no combination
+            is left that the model has seen on only a few points, and a stalled study's
+            exploring trials propose among all combinations (``_stall.covered``). It acts on
+            small spaces late in a study (the paper suite's Func2C and Reizman-Suzuki problems),
+            where the exploring trials take every other trial from refining the incumbent and
+            almost never pay: there it halved the failing envelope cells of the paper suite, and
+            it was even on every other problem it acted on (docs/decisions.md, "The stall
+            safeguard stops where the space is covered").
         stall_perturbation: In a flat space, a stalled study (as for ``stall_trials``) proposes on
             every trial whose number is a multiple of 4 (with ``perturbation_spent_z``, only once
             the model's own proposal for it has no chance left) its incumbent with one active
@@ -162,6 +173,7 @@ class VPBOSettings:
     hyperparameter_prior: str = "dimension-scaled"
     stall_trials: int = 10
     stall_backoff: int = 0
+    stall_coverage: int = 1
     stall_perturbation: bool = True
     perturbation_spent_z: float = math.inf
     random_interval: int = 0
@@ -196,7 +208,7 @@ class VPBOSettings:
     def __post_init__(self) -> None:
         for name in ("n_candidates", "refit_interval", "n_restarts", "max_enumerated_combinations"):
             _check_int(name, getattr(self, name), minimum=1)
-        for name in ("n_startup_trials", "n_refine", "stall_trials", "stall_backoff", "random_interval"):
+        for name in ("n_startup_trials", "n_refine", "stall_trials", "stall_backoff", "stall_coverage", "random_interval"):
             _check_int(name, getattr(self, name), minimum=0)
         for name in ("search_initialization", "early_refits", "discrete_line_search", "stall_perturbation"):
             if not isinstance(getattr(self, name), bool):
@@ -262,6 +274,7 @@ PRESETS: dict[str, VPBOSettings] = {
         output_transform="standardize",
         stall_trials=0,
         stall_backoff=0,
+        stall_coverage=0,
         stall_perturbation=False,
         random_interval=0,
         design_rows="random",

@@ -12,6 +12,13 @@ the backoff to flat spaces only: in a conditional space the least observed leave
 whose own parameters the model has seen on a few points (conditional_trap's well is found by
 exploring trials that pay rarely, and late).
 
+With coverage ``c`` > 0, a flat space whose every combination already has at least ``c * (d +
+1)`` observed trials (d numeric dimensions: a handful of points per dimension the model has to
+learn) has no least observed combination left to explore, and its exploring trials propose as
+usual: the safeguard is for a branch written off on a few points, and on a small space that is
+well covered (a paper-suite study past its first hundred trials) every other trial spent there
+is a trial taken from refining the incumbent.
+
 With perturbations, a stalled study in a flat space also tries its incumbent elsewhere: on the
 trials whose number is a multiple of ``PERTURBATION_PERIOD`` (half of those that do not explore)
 it proposes the incumbent with one active numeric coordinate drawn uniformly (with the opt-in
@@ -47,6 +54,20 @@ def explores(age: int, unpaid: int, trial_number: int, stall_trials: int, backof
         return False
     halvings = min(unpaid // backoff, MAX_HALVINGS) if backoff > 0 else 0
     return trial_number % (2 << halvings) == 1
+
+
+def covered(observed_h: np.ndarray, n_levels: np.ndarray, n_numeric: int, coverage: int) -> bool:
+    """Whether every combination of the flat space with ``n_levels`` values per categorical has at
+    least ``coverage * (n_numeric + 1)`` observed trials (rows of ``observed_h``); never with
+    ``coverage`` 0."""
+    if coverage <= 0:
+        return False
+    needed = coverage * (n_numeric + 1)
+    n_combinations = float(np.prod(n_levels, dtype=np.float64))
+    if n_combinations * needed > len(observed_h):  # too few trials to cover them all
+        return False
+    _, counts = np.unique(np.asarray(observed_h, dtype=np.int64).reshape(len(observed_h), -1), axis=0, return_counts=True)
+    return len(counts) == n_combinations and int(counts.min()) >= needed
 
 
 def unpaid_explorations(

@@ -37,7 +37,8 @@ V2_SETTINGS = VPBOSettings(
     n_startup_trials=16, search_initialization=True, n_candidates=512, n_refine=3, discrete_line_search=False,
     flat_dimensions="optimise", stall_perturbation=False, random_interval=0, design_rows="random",
     refit_interval=10,
-    early_refits=True, hyperparameter_prior="dimension-scaled", stall_trials=10, stall_backoff=0, n_restarts=3,
+    early_refits=True, hyperparameter_prior="dimension-scaled", stall_trials=10, stall_backoff=0, stall_coverage=0,
+    n_restarts=3,
     max_enumerated_combinations=4096, output_transform="yeo-johnson", multi_objective="ehvi",
     pruned_trials="impute", failed_trials="both", complete_repeats="allowed",
 )

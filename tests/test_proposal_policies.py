@@ -14,7 +14,15 @@ from conftest import make_sampler
 from optuna_vpbo import _core, _pipeline
 from optuna_vpbo._combinations import least_observed
 from optuna_vpbo._models import ObjectiveModel, improvement_z
-from optuna_vpbo._stall import MAX_PERTURBATION_DRAWS, explores, perturbed_incumbent, perturbs, spent, unpaid_explorations
+from optuna_vpbo._stall import (
+    MAX_PERTURBATION_DRAWS,
+    covered,
+    explores,
+    perturbed_incumbent,
+    perturbs,
+    spent,
+    unpaid_explorations,
+)
 
 
 def test_a_study_stalls_only_after_the_stall_and_on_odd_trials() -> None:
@@ -94,7 +102,7 @@ def test_a_stalled_study_tries_other_combinations(conditional: bool, backoff: in
         x = trial.suggest_float("x", 0, 1)
         return 0.0 if trial.number == 0 else 1.0 + x
 
-    sampler = make_sampler(n_startup_trials=4, stall_trials=6, stall_backoff=backoff, record_proposals=True)
+    sampler = make_sampler(n_startup_trials=4, stall_trials=6, stall_backoff=backoff, stall_coverage=0, record_proposals=True)
     study = optuna.create_study(sampler=sampler)
     study.enqueue_trial({"kind": "a", "x": 0.5})
     study.optimize(objective, n_trials=24)
@@ -104,6 +112,50 @@ def test_a_stalled_study_tries_other_combinations(conditional: bool, backoff: in
     for t in stalled:
         counts = {k: sum(u.params["kind"] == k for u in study.trials[: t.number]) for k in ("a", "b", "c")}
         assert counts[t.params["kind"]] == min(counts.values())
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_space_is_covered_when_every_combination_has_enough_trials(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n_levels = np.array([2, 3])
+    observed = rng.integers(0, [2, 3], size=(int(rng.integers(0, 40)), 2))
+    counts = [np.count_nonzero(np.all(observed == [a, b], axis=1)) for a in range(2) for b in range(3)]
+    for coverage in (1, 2, 3):
+        needed = coverage * (1 + 1)  # one numeric dimension
+        assert covered(observed, n_levels, 1, coverage) == (min(counts) >= needed)
+    assert not covered(observed, n_levels, 1, 0)
+
+
+def test_a_space_without_categoricals_is_covered_by_its_trials() -> None:
+    assert covered(np.zeros((4, 0), dtype=np.int32), np.zeros(0, dtype=np.int64), 3, 1)
+    assert not covered(np.zeros((3, 0), dtype=np.int32), np.zeros(0, dtype=np.int64), 3, 1)
+    assert not covered(np.zeros((0, 2), dtype=np.int32), np.array([2, 2]), 1, 1)
+
+
+@pytest.mark.parametrize("conditional", [False, True], ids=["flat", "conditional"])
+def test_a_stalled_study_stops_exploring_once_the_space_is_covered(conditional: bool) -> None:
+    """The study of the test above with ``stall_coverage=3`` (one numeric dimension: 6 trials a
+    combination): an odd trial after the stall explores while some combination has fewer than 6
+    trials and, in the flat space, proposes as usual once none has; the conditional space keeps
+    exploring. From trial 11 on: the conditional parameters join the search tree at 10 complete
+    trials (before, the tree is the flat space of ``kind`` alone)."""
+
+    def objective(trial: optuna.Trial) -> float:
+        kind = trial.suggest_categorical("kind", ["a", "b", "c"])
+        if conditional and kind == "c":
+            return 5.0 + trial.suggest_float("z", 0, 1)
+        x = trial.suggest_float("x", 0, 1)
+        return 0.0 if trial.number == 0 else 1.0 + x
+
+    sampler = make_sampler(n_startup_trials=4, stall_trials=6, stall_coverage=3, record_proposals=True)
+    study = optuna.create_study(sampler=sampler)
+    study.enqueue_trial({"kind": "a", "x": 0.5})
+    study.optimize(objective, n_trials=36)
+    odd = [t for t in study.trials if t.number >= 11 and t.number % 2 == 1]
+    uncovered = [min(sum(u.params["kind"] == k for u in study.trials[: t.number]) for k in "abc") < 6 for t in odd]
+    stalled = [bool(t.user_attrs["vpbo"].get("stalled")) for t in odd]
+    assert any(uncovered) and not all(uncovered)
+    assert stalled == ([True] * len(odd) if conditional else uncovered)
 
 
 def _grid_snap(points: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -190,6 +242,7 @@ def test_a_stalled_study_perturbs_its_incumbent_between_explorations(conditional
             stall_trials=6,
             stall_perturbation=perturbation,
             perturbation_spent_z=math.inf,
+            stall_coverage=0,  # 3 combinations of two floats: covered at 9 trials
             record_proposals=record,
         )
         study = optuna.create_study(sampler=sampler)

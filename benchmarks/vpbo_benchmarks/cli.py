@@ -1,5 +1,6 @@
 """The command line, all of its wiring: ``vpbo-benchmark {list,run,report,table,docs,hypervolume,
-overhead,overhead-plot,suite-report,envelope,ledger,repeats,trial-states} ...`` (also ``python -m vpbo_benchmarks ...``).
+overhead,overhead-plot,suite-report,envelope,ledger,repeats,trial-kinds,trial-states} ...``
+(also ``python -m vpbo_benchmarks ...``).
 
 Each verb has a function that adds its parser and a handler that runs it; the modules they call
 know nothing of argparse. Paths are relative to the folder the command runs in (the repository
@@ -24,6 +25,7 @@ from vpbo_benchmarks import (
     overhead,
     repeats_report,
     suite_report,
+    trial_kinds,
     trial_state_runs,
     trial_states,
     trial_states_report,
@@ -105,7 +107,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     handlers: dict[str, Handler] = {}
     for add in (
         add_list, add_docs, add_run, add_report, add_hypervolume, add_overhead, add_suite_report, add_envelope, add_ledger,
-        add_repeats, add_trial_states,
+        add_repeats, add_trial_kinds, add_trial_states,
     ):
         handlers.update(add(commands))
     return parser, handlers
@@ -373,6 +375,25 @@ def write_repeats(args: argparse.Namespace) -> None:
     rows = repeats_report.repeat_rows(args.out, expand_groups(args.problems), args.samplers)
     command = "vpbo-benchmark " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["repeats"] else ""
     print(repeats_report.write_repeats_report(args.report or args.out / "REPEATS.md", rows, command))
+
+
+def add_trial_kinds(commands: Subcommands) -> dict[str, Handler]:
+    parser = commands.add_parser(
+        "trial-kinds", help="how often each kind of VPBO trial (model, exploring, perturbing) beat the run's best (issue 27)"
+    )
+    parser.add_argument("--out", type=Path, required=True, help="folder of stored runs")
+    parser.add_argument("--problems", type=names, required=True)
+    parser.add_argument("--sampler", default="vpbo", help="the stored sampler's name")
+    parser.add_argument("--late", type=int, default=50, help="the second count starts at this trial")
+    parser.add_argument("--n-startup", type=int, default=16, help="the replayed initial design")
+    parser.add_argument("--stall-trials", type=int, default=10, help="the replayed stall")
+    parser.add_argument("--no-perturbation", action="store_true", help="replay without perturbing trials")
+    return {"trial-kinds": print_trial_kinds}
+
+
+def print_trial_kinds(args: argparse.Namespace) -> None:
+    schedule = trial_kinds.Schedule(args.n_startup, args.stall_trials, not args.no_perturbation)
+    print(trial_kinds.kinds_table(args.out, expand_groups(args.problems), args.sampler, args.late, schedule))
 
 
 # --------------------------------------------------------------------------------------------

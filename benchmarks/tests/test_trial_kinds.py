@@ -1,0 +1,80 @@
+"""The replay of trial kinds (trial_kinds.py): from the values alone it names the kinds that the
+sampler's own diagnostics record (a real study, record_proposals), and counts the trials that beat
+the run's best per kind, overall and late."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import optuna
+import pytest
+
+from optuna_vpbo import VPBOSampler, VPBOSettings
+from vpbo_benchmarks import trial_kinds
+from vpbo_benchmarks.records import append_record
+
+SCHEDULE = trial_kinds.Schedule(n_startup=4, stall_trials=6, perturbation=True)
+
+
+def _recorded_kind(trial: optuna.trial.FrozenTrial) -> str:
+    diagnostics = trial.user_attrs.get("vpbo", {})
+    if diagnostics.get("phase") != "proposals":
+        return "design"
+    if diagnostics.get("perturbed"):
+        return "perturb"
+    return "explore" if diagnostics.get("stalled") else "model"
+
+
+@pytest.mark.parametrize("conditional", [False, True], ids=["flat", "conditional"])
+def test_the_replay_names_the_kinds_the_sampler_recorded(conditional: bool) -> None:
+    """A study that improves early and then stalls, with a failing trial on the way: every trial
+    of the replay has the kind the sampler's diagnostics give it."""
+
+    def objective(trial: optuna.Trial) -> float:
+        kind = trial.suggest_categorical("kind", ["a", "b", "c"])
+        if trial.number == 9:
+            raise ValueError("a failing trial")
+        if conditional and kind == "c":
+            return 5.0 + trial.suggest_float("z", 0, 1)
+        x = trial.suggest_float("x", 0, 1)
+        return 1.0 + x + (0.0 if trial.number < 12 else 1.0) - 0.05 * trial.number * (trial.number < 12)
+
+    settings = VPBOSettings(n_startup_trials=4, stall_trials=6, stall_coverage=0)  # the replay's schedule
+    study = optuna.create_study(sampler=VPBOSampler(seed=0, settings=settings, record_proposals=True))
+    study.optimize(objective, n_trials=40, catch=(ValueError,))
+    losses = [t.value if t.value is not None else math.nan for t in study.trials]
+    flat = len({frozenset(t.params) for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE}) == 1
+    replayed = trial_kinds.replay_kinds(losses, flat, SCHEDULE)
+    recorded = [_recorded_kind(t) for t in study.trials]
+    assert {"explore", "model"} <= set(recorded) and ("perturb" in recorded) != conditional
+    # The failed trial gets no recorded diagnostics of a kind the replay can check.
+    assert [k for i, k in enumerate(replayed) if i != 9] == [k for i, k in enumerate(recorded) if i != 9]
+
+
+def test_a_trial_pays_when_it_beats_every_earlier_trial(tmp_path: Path) -> None:
+    losses = [3.0, 2.0, math.nan, 2.5, 1.0, 1.0, 0.5]
+    kinds = ["design", "design", "model", "explore", "perturb", "model", "explore"]
+    counts = trial_kinds.KindCounts()
+    counts.add(losses, kinds, late=5)
+    assert counts.paid == {"design": 1, "model": 0, "explore": 1, "perturb": 1}
+    assert counts.trials == {"design": 2, "model": 2, "explore": 2, "perturb": 1}
+    assert counts.late_paid == {"model": 0, "explore": 1} and counts.late_trials == {"model": 1, "explore": 1}
+
+
+def test_the_table_counts_a_maximised_problem_in_loss_terms(tmp_path: Path) -> None:
+    """svm_boston is minimised, reizman_suzuki_1 maximised: the same stored values pay on
+    opposite trials."""
+    values = [float(v) for v in (5, 4, 6, 3, 7, 2, 8, 1, 9, 0)] * 3
+    for problem in ("svm_boston", "reizman_suzuki_1"):
+        append_record(tmp_path, {"problem": problem, "sampler": "vpbo", "seed": 0, "n_trials": len(values),
+                                 "values": [[v] for v in values], "params": [{"k": 0}] * len(values),
+                                 "sampler_seconds": [0.0] * len(values)})
+    schedule = trial_kinds.Schedule(n_startup=2, stall_trials=100, perturbation=True)
+    minimised = trial_kinds.problem_counts(tmp_path, "svm_boston", "vpbo", 0, schedule)
+    maximised = trial_kinds.problem_counts(tmp_path, "reizman_suzuki_1", "vpbo", 0, schedule)
+    assert minimised is not None and maximised is not None
+    assert (minimised.paid["model"], maximised.paid["model"]) == (4, 4)  # 3, 2, 1, 0 and 6, 7, 8, 9
+    assert trial_kinds.problem_counts(tmp_path, "svm_boston", "gp", 0, schedule) is None
+    table = trial_kinds.kinds_table(tmp_path, ["svm_boston", "reizman_suzuki_1"], "vpbo", 10, schedule)
+    assert "| svm_boston | 4 of 28 | - | - |" in table
