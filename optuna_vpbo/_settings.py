@@ -89,8 +89,8 @@ class VPBOSettings:
             small spaces late in a study (the paper suite's Func2C and Reizman-Suzuki problems),
             where the exploring trials take every other trial from refining the incumbent and
             almost never pay: there it halved the failing envelope cells of the paper suite, and
-            it was even on every other problem it acted on (docs/decisions.md, "The stall
-            safeguard stops where the space is covered").
+            on no problem it acted on was it worse by two standard errors (docs/decisions.md,
+            "The stall safeguard stops where the space is covered").
         stall_perturbation: In a flat space, a stalled study (as for ``stall_trials``) proposes on
             every trial whose number is a multiple of 4 (with ``perturbation_spent_z``, only once
             the model's own proposal for it has no chance left) its incumbent with one active
