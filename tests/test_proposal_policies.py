@@ -85,6 +85,25 @@ def test_least_observed_rows_match_a_pairwise_count(seed: int) -> None:
     assert least_observed(rows[:, :0], observed[:, :0]).tolist() == rows[:, :0].tolist()
 
 
+def _stalled_study(conditional: bool, n_trials: int, **settings: int) -> optuna.Study:
+    """A study whose best value comes first (trial 0, kind "a") and never improves, over three
+    kinds and a float (``conditional``: kind "c" has a float of its own); a 4-trial design, the
+    stall after 6 trials, diagnostics recorded, and ``settings``."""
+
+    def objective(trial: optuna.Trial) -> float:
+        kind = trial.suggest_categorical("kind", ["a", "b", "c"])
+        if conditional and kind == "c":
+            return 5.0 + trial.suggest_float("z", 0, 1)
+        x = trial.suggest_float("x", 0, 1)
+        return 0.0 if trial.number == 0 else 1.0 + x
+
+    sampler = make_sampler(n_startup_trials=4, stall_trials=6, record_proposals=True, **settings)
+    study = optuna.create_study(sampler=sampler)
+    study.enqueue_trial({"kind": "a", "x": 0.5})
+    study.optimize(objective, n_trials=n_trials)
+    return study
+
+
 @pytest.mark.parametrize(
     ("backoff", "exploring"), [(0, list(range(7, 24, 2))), (2, [7, 9, 13, 17])], ids=["every-other", "backoff"]
 )
@@ -94,18 +113,7 @@ def test_a_stalled_study_tries_other_combinations(conditional: bool, backoff: in
     trial goes to a combination observed least so far; with a backoff of 2, in the flat space,
     each two exploring trials that did not pay double the period (odd trials, then 1 modulo 4,
     then 8), while the conditional space keeps exploring its least observed leaves."""
-
-    def objective(trial: optuna.Trial) -> float:
-        kind = trial.suggest_categorical("kind", ["a", "b", "c"])
-        if conditional and kind == "c":
-            return 5.0 + trial.suggest_float("z", 0, 1)
-        x = trial.suggest_float("x", 0, 1)
-        return 0.0 if trial.number == 0 else 1.0 + x
-
-    sampler = make_sampler(n_startup_trials=4, stall_trials=6, stall_backoff=backoff, stall_coverage=0, record_proposals=True)
-    study = optuna.create_study(sampler=sampler)
-    study.enqueue_trial({"kind": "a", "x": 0.5})
-    study.optimize(objective, n_trials=24)
+    study = _stalled_study(conditional, 24, stall_backoff=backoff, stall_coverage=0)
     stalled = [t for t in study.trials if t.user_attrs.get("vpbo", {}).get("stalled")]
     # The incumbent (trial 0) is 6 complete trials old at trial 6: exploring trials from 7 on.
     assert [t.number for t in stalled] == (list(range(7, 24, 2)) if conditional else exploring)
@@ -134,23 +142,12 @@ def test_a_space_without_categoricals_is_covered_by_its_trials() -> None:
 
 @pytest.mark.parametrize("conditional", [False, True], ids=["flat", "conditional"])
 def test_a_stalled_study_stops_exploring_once_the_space_is_covered(conditional: bool) -> None:
-    """The study of the test above with ``stall_coverage=3`` (one numeric dimension: 6 trials a
+    """The study of ``_stalled_study`` with ``stall_coverage=3`` (one numeric dimension: 6 trials a
     combination): an odd trial after the stall explores while some combination has fewer than 6
     trials and, in the flat space, proposes as usual once none has; the conditional space keeps
     exploring. From trial 11 on: the conditional parameters join the search tree at 10 complete
     trials (before, the tree is the flat space of ``kind`` alone)."""
-
-    def objective(trial: optuna.Trial) -> float:
-        kind = trial.suggest_categorical("kind", ["a", "b", "c"])
-        if conditional and kind == "c":
-            return 5.0 + trial.suggest_float("z", 0, 1)
-        x = trial.suggest_float("x", 0, 1)
-        return 0.0 if trial.number == 0 else 1.0 + x
-
-    sampler = make_sampler(n_startup_trials=4, stall_trials=6, stall_coverage=3, record_proposals=True)
-    study = optuna.create_study(sampler=sampler)
-    study.enqueue_trial({"kind": "a", "x": 0.5})
-    study.optimize(objective, n_trials=36)
+    study = _stalled_study(conditional, 36, stall_coverage=3)
     odd = [t for t in study.trials if t.number >= 11 and t.number % 2 == 1]
     uncovered = [min(sum(u.params["kind"] == k for u in study.trials[: t.number]) for k in "abc") < 6 for t in odd]
     stalled = [bool(t.user_attrs["vpbo"].get("stalled")) for t in odd]
