@@ -50,12 +50,12 @@ def replay_kinds(losses: Sequence[float], flat: bool, schedule: Schedule = Sched
     best trial counts trials with a value, as the sampler counts complete trials."""
     kinds, best, best_position, position = [], math.inf, -1, 0
     for number, loss in enumerate(losses):
-        age = position - 1 - best_position
+        stalled = best_position >= 0 and 0 < schedule.stall_trials <= position - 1 - best_position
         if number < schedule.n_startup:
             kinds.append("design")
-        elif best_position >= 0 and 0 < schedule.stall_trials <= age and number % 2 == 1:
+        elif stalled and number % 2 == 1:
             kinds.append("explore")
-        elif best_position >= 0 and 0 < schedule.stall_trials <= age and flat and schedule.perturbation and number % 4 == 0:
+        elif stalled and flat and schedule.perturbation and number % 4 == 0:
             kinds.append("perturb")
         else:
             kinds.append("model")
