@@ -59,7 +59,15 @@ from optuna_vpbo._proposals import (
 from optuna_vpbo._repeat_policy import may_repeat_complete
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import VPBOSettings
-from optuna_vpbo._stall import covered, explores, perturbed_incumbent, perturbs, spent, unpaid_explorations
+from optuna_vpbo._stall import (
+    covered,
+    explores,
+    perturbed_incumbent,
+    perturbs,
+    spent,
+    unpaid_explorations,
+    unpaid_perturbations,
+)
 from optuna_vpbo._tree_encoder import TreeEncoder
 from optuna_vpbo._trial_states import (
     CURVE_MODES,
@@ -186,7 +194,7 @@ class TrialPipeline:
             n_observed = self._settings.n_refine - 1 if self._settings.n_refine > 0 else None
             stalled = self._explores(observed, models[0].targets, feasible, int(starts_order[0]), trial.number)
             phase = {"phase": "proposals", "stalled": stalled}
-            perturbing = self._perturbs(observed, int(starts_order[0]), trial.number)
+            perturbing = self._perturbs(observed, models[0].targets, feasible, int(starts_order[0]), trial.number)
             if perturbing and self._settings.perturbation_spent_z == math.inf:  # ungated: no proposal needed
                 details = {**phase, **diagnostics}
                 perturbed = self._perturbed_incumbent(observed, int(starts_order[0]), repeats, rng, models, details)
@@ -265,12 +273,19 @@ class TrialPipeline:
         coverage = self._settings.stall_coverage if encoder.tree.is_flat else 0
         return not covered(observed.h, encoder.n_choices, encoder.n_numeric, coverage)
 
-    def _perturbs(self, observed: _Observations, best_row: int, trial_number: int) -> bool:
+    def _perturbs(
+        self, observed: _Observations, targets: np.ndarray, feasible: np.ndarray, best_row: int, trial_number: int
+    ) -> bool:
         """With ``stall_perturbation``, in a flat space: whether this is a trial on which a stalled
-        study perturbs its incumbent (objective row ``best_row``; ``_stall.perturbs``)."""
+        study perturbs its incumbent (objective row ``best_row``; ``_stall.perturbs``, its period
+        set by the study's record with ``perturbation_backoff``)."""
         if not (self._settings.stall_perturbation and observed.encoder.tree.is_flat):
             return False
-        return perturbs(len(observed.complete) - 1 - best_row, trial_number, self._settings.stall_trials)
+        stall_trials, backoff = self._settings.stall_trials, self._settings.perturbation_backoff
+        n_complete = len(observed.complete)
+        numbers = np.array([t.number for t in observed.complete], dtype=np.int64)
+        unpaid = unpaid_perturbations(targets[:n_complete], feasible[:n_complete], numbers, stall_trials, backoff)
+        return perturbs(n_complete - 1 - best_row, trial_number, stall_trials, unpaid, backoff)
 
     def _perturbed_incumbent(
         self,

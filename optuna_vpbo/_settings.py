@@ -106,6 +106,12 @@ class VPBOSettings:
             -2.0 on smooth problems whose last digits matter; it gives back part of the
             perturbation's gains on plateaus and rugged landscapes (docs/decisions.md, "A
             perturbation that waits until the model's improvement is spent").
+        perturbation_backoff: The stall perturbation reads its own record (0: off): each run of
+            this many perturbing trials in a row that did not beat the best trial before them
+            doubles the perturbation's period (every 4th trial, then 8th, ...), and a perturbing
+            trial that did resets it: where the model refines the incumbent and a draw of one
+            coordinate no longer pays (a paper-suite study late on), the trial returns to the
+            model (``_stall``; docs/decisions.md, "Perturbations that do not pay back off").
         random_interval: Opt-in (0, the default: none): one trial in this many is random after
             the initial design: on every trial whose number is ``random_interval - 1`` modulo
             ``random_interval`` the independent sampler draws every parameter, as SMAC interleaves
@@ -176,6 +182,7 @@ class VPBOSettings:
     stall_coverage: int = 1
     stall_perturbation: bool = True
     perturbation_spent_z: float = math.inf
+    perturbation_backoff: int = 4
     random_interval: int = 0
     design_rows: str = "random"
     n_restarts: int = 3
@@ -208,7 +215,10 @@ class VPBOSettings:
     def __post_init__(self) -> None:
         for name in ("n_candidates", "refit_interval", "n_restarts", "max_enumerated_combinations"):
             _check_int(name, getattr(self, name), minimum=1)
-        for name in ("n_startup_trials", "n_refine", "stall_trials", "stall_backoff", "stall_coverage", "random_interval"):
+        for name in (
+            "n_startup_trials", "n_refine", "stall_trials", "stall_backoff", "stall_coverage", "perturbation_backoff",
+            "random_interval",
+        ):
             _check_int(name, getattr(self, name), minimum=0)
         for name in ("search_initialization", "early_refits", "discrete_line_search", "stall_perturbation"):
             if not isinstance(getattr(self, name), bool):
@@ -276,6 +286,7 @@ PRESETS: dict[str, VPBOSettings] = {
         stall_backoff=0,
         stall_coverage=0,
         stall_perturbation=False,
+        perturbation_backoff=0,
         random_interval=0,
         design_rows="random",
         pruned_trials="ignore",

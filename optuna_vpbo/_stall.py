@@ -27,6 +27,11 @@ gate, only once the model's own proposal for that trial has no chance left, its 
 can sit in a local minimum that the model believes in (Ackley-5-3's floats on the box's faces,
 where the cosine term is as good as at the centre: docs/decisions.md, "Stalled trials perturb
 the incumbent"); neither the least observed combinations nor the acquisition move it there.
+With ``perturbation_backoff`` > 0 the perturbation reads its own record as the exploration does:
+each run of that many perturbing trials in a row that did not beat the best doubles its period,
+one that did resets it (a trial the gate lets the model keep counts as scheduled): where the
+model refines a found optimum, a draw of one coordinate no longer pays and its trials go back to
+the model.
 
 The history is replayed from the complete trials in trial-number order, so every process and
 every worker derives the same period from the same storage: nothing is written to it.
@@ -78,22 +83,46 @@ def unpaid_explorations(
     best trial before them (0 without ``backoff``: the period never changes)."""
     if backoff <= 0 or stall_trials <= 0:
         return 0
+    return unpaid_run(targets, feasible, numbers, lambda age, unpaid, n: explores(age, unpaid, n, stall_trials, backoff))
+
+
+def unpaid_perturbations(
+    targets: np.ndarray, feasible: np.ndarray, numbers: np.ndarray, stall_trials: int, backoff: int
+) -> int:
+    """As ``unpaid_explorations``, for the trials that perturb the incumbent (``perturbs``)."""
+    if backoff <= 0 or stall_trials <= 0:
+        return 0
+    return unpaid_run(targets, feasible, numbers, lambda age, unpaid, n: perturbs(age, n, stall_trials, unpaid, backoff))
+
+
+def unpaid_run(
+    targets: np.ndarray, feasible: np.ndarray, numbers: np.ndarray, scheduled: Callable[[int, int, int], bool]
+) -> int:
+    """Replay the complete trials in trial-number order: how many trials of one kind in a row, up
+    to the last, did not beat the best trial before them; ``scheduled(age, unpaid, number)`` says
+    whether trial ``number`` is of that kind when the best trial is ``age`` complete trials old
+    and ``unpaid`` such trials in a row have not beaten it."""
     order = np.argsort(numbers, kind="stable")
     best: tuple[bool, float] | None = None
     best_position = -1
     unpaid = 0
     for position, i in enumerate(order):
         key = (bool(feasible[i]), float(targets[i]))
-        if best is not None and explores(position - 1 - best_position, unpaid, int(numbers[i]), stall_trials, backoff):
+        if best is not None and scheduled(position - 1 - best_position, unpaid, int(numbers[i])):
             unpaid = 0 if key > best else unpaid + 1
         if best is None or key > best:
             best, best_position = key, position
     return unpaid
 
 
-def perturbs(age: int, trial_number: int, stall_trials: int) -> bool:
-    """Whether trial ``trial_number`` perturbs the incumbent, which is ``age`` complete trials old."""
-    return 0 < stall_trials <= age and trial_number % PERTURBATION_PERIOD == 0
+def perturbs(age: int, trial_number: int, stall_trials: int, unpaid: int = 0, backoff: int = 0) -> bool:
+    """Whether trial ``trial_number`` perturbs the incumbent, which is ``age`` complete trials old;
+    with ``backoff`` > 0, each ``backoff`` perturbing trials in a row that have not beaten it
+    (``unpaid``) double the period."""
+    if not 0 < stall_trials <= age:
+        return False
+    halvings = min(unpaid // backoff, MAX_HALVINGS) if backoff > 0 else 0
+    return trial_number % (PERTURBATION_PERIOD << halvings) == 0
 
 
 def spent(improvement_z: float | None, spent_z: float) -> bool:

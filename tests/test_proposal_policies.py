@@ -4,6 +4,7 @@ its least observed combinations and tries its incumbent with one numeric coordin
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import mpmath
 import numpy as np
@@ -22,6 +23,7 @@ from optuna_vpbo._stall import (
     perturbs,
     spent,
     unpaid_explorations,
+    unpaid_perturbations,
 )
 
 
@@ -39,32 +41,40 @@ def test_a_study_stalls_only_after_the_stall_and_on_odd_trials() -> None:
     assert not explores(3, 5, trial_number=13, stall_trials=3, backoff=2)
 
 
-def _replayed_explorations(values: list[float], stall_trials: int, backoff: int) -> tuple[list[int], int]:
-    """A direct simulation of the rule (minimisation, trial numbers 0, 1, ...): the exploring
-    trials and the unpaid run at the end."""
-    exploring, unpaid, best, best_at = [], 0, float("inf"), -1
+def _replayed_run(values: list[float], stall_trials: int, backoff: int, period: int, residue: int) -> tuple[list[int], int]:
+    """A direct simulation of a backoff (minimisation, trial numbers 0, 1, ...): the trials of
+    the kind (``residue`` modulo ``period``, the period doubled per ``backoff`` unpaid ones in a
+    row) and the unpaid run at the end."""
+    scheduled, unpaid, best, best_at = [], 0, float("inf"), -1
     for number, value in enumerate(values):
         age = number - 1 - best_at
-        period = 2 ** (1 + min(unpaid // backoff, 10))
-        if number > 0 and age >= stall_trials and number % period == 1:
-            exploring.append(number)
+        doubled = period * 2 ** min(unpaid // backoff, 10)
+        if number > 0 and age >= stall_trials and number % doubled == residue:
+            scheduled.append(number)
             unpaid = 0 if value < best else unpaid + 1
         if value < best:
             best, best_at = value, number
-    return exploring, unpaid
+    return scheduled, unpaid
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_the_replay_counts_unpaid_explorations_as_a_direct_simulation(seed: int) -> None:
+@pytest.mark.parametrize(
+    ("replay", "period", "residue"),
+    [(unpaid_explorations, 2, 1), (unpaid_perturbations, 4, 0)],
+    ids=["explorations", "perturbations"],
+)
+def test_the_replay_counts_an_unpaid_run_as_a_direct_simulation(
+    seed: int, replay: Callable[..., int], period: int, residue: int
+) -> None:
     rng = np.random.default_rng(seed)
-    # Rare improvements: long stalls, and now and then an exploring trial that pays.
-    values = list(np.minimum.accumulate(rng.uniform(size=120)) + rng.exponential(size=120) * (rng.uniform(size=120) > 0.05))
-    _, expected = _replayed_explorations(values, stall_trials=4, backoff=3)
+    # Rare improvements: long stalls, and now and then a trial of the kind that pays.
+    values = list(np.minimum.accumulate(rng.uniform(size=160)) + rng.exponential(size=160) * (rng.uniform(size=160) > 0.05))
+    _, expected = _replayed_run(values, stall_trials=4, backoff=3, period=period, residue=residue)
     numbers = rng.permutation(len(values))  # rows in any order: the replay sorts by trial number
     targets = -np.asarray(values)[numbers]
-    got = unpaid_explorations(targets, np.ones(len(values), dtype=bool), numbers, stall_trials=4, backoff=3)
-    assert got == expected
-    assert unpaid_explorations(targets, np.ones(len(values), dtype=bool), numbers, stall_trials=4, backoff=0) == 0
+    feasible = np.ones(len(values), dtype=bool)
+    assert replay(targets, feasible, numbers, stall_trials=4, backoff=3) == expected
+    assert replay(targets, feasible, numbers, stall_trials=4, backoff=0) == 0
 
 
 def test_least_observed_rows() -> None:
@@ -215,6 +225,9 @@ def test_a_stalled_study_perturbs_on_every_fourth_trial() -> None:
     assert [n for n in range(30) if perturbs(10, n, stall_trials=10)] == [0, 4, 8, 12, 16, 20, 24, 28]
     assert not any(perturbs(9, n, stall_trials=10) for n in range(30))
     assert not any(perturbs(50, n, stall_trials=0) for n in range(30))
+    # With a backoff of 2, five unpaid perturbations in a row mean two doublings: every 16th trial.
+    assert [n for n in range(40) if perturbs(10, n, stall_trials=10, unpaid=5, backoff=2)] == [0, 16, 32]
+    assert [n for n in range(40) if perturbs(10, n, stall_trials=10, unpaid=1, backoff=2)] == list(range(0, 40, 4))
 
 
 @pytest.mark.parametrize("conditional", [False, True], ids=["flat", "conditional"])
@@ -265,6 +278,23 @@ def _spike(trial: optuna.Trial) -> float:
     x = trial.suggest_float("x", 0, 1)
     y = trial.suggest_float("y", -1, 1)
     return 0.0 if trial.number == 0 else 1.0 + x + y
+
+
+@pytest.mark.parametrize(("backoff", "perturbing"), [(0, list(range(8, 40, 4))), (2, [8, 12, 16, 24, 32])])
+def test_perturbations_that_do_not_pay_back_off(backoff: int, perturbing: list[int]) -> None:
+    """A stalled study whose perturbations never pay: with ``perturbation_backoff=2`` each two in
+    a row double the period (trials 8 and 12, then 16 and 24, then 32); the exploring trials
+    stay every odd one, and the trials given back propose as usual."""
+    sampler = make_sampler(
+        n_startup_trials=4, stall_trials=6, stall_coverage=0, perturbation_backoff=backoff, record_proposals=True
+    )
+    study = optuna.create_study(sampler=sampler)
+    study.enqueue_trial({"kind": "a", "x": 0.5, "y": 0.25})
+    study.optimize(_spike, n_trials=40)
+    records = {t.number: t.user_attrs["vpbo"] for t in study.trials if "vpbo" in t.user_attrs}
+    assert [n for n, r in records.items() if r.get("perturbed")] == perturbing
+    assert [n for n, r in records.items() if r.get("stalled")] == list(range(7, 40, 2))
+    assert all("top_proposals" in records[n] for n in range(8, 40, 4) if n not in perturbing)
 
 
 @pytest.mark.parametrize("z, perturbing", [(-5.0, [8, 12, 16, 20]), (None, [8, 12, 16, 20]), (-1.0, [])])

@@ -14,8 +14,6 @@ from optuna_vpbo import VPBOSampler, VPBOSettings
 from vpbo_benchmarks import trial_kinds
 from vpbo_benchmarks.records import append_record
 
-SCHEDULE = trial_kinds.Schedule(n_startup=4, stall_trials=6, perturbation=True)
-
 
 def _recorded_kind(trial: optuna.trial.FrozenTrial) -> str:
     diagnostics = trial.user_attrs.get("vpbo", {})
@@ -26,10 +24,12 @@ def _recorded_kind(trial: optuna.trial.FrozenTrial) -> str:
     return "explore" if diagnostics.get("stalled") else "model"
 
 
+@pytest.mark.parametrize("backoff", [0, 2], ids=["every-fourth", "backoff"])
 @pytest.mark.parametrize("conditional", [False, True], ids=["flat", "conditional"])
-def test_the_replay_names_the_kinds_the_sampler_recorded(conditional: bool) -> None:
+def test_the_replay_names_the_kinds_the_sampler_recorded(conditional: bool, backoff: int) -> None:
     """A study that improves early and then stalls, with a failing trial on the way: every trial
-    of the replay has the kind the sampler's diagnostics give it."""
+    of the replay has the kind the sampler's diagnostics give it, the perturbations' backoff
+    included."""
 
     def objective(trial: optuna.Trial) -> float:
         kind = trial.suggest_categorical("kind", ["a", "b", "c"])
@@ -40,14 +40,18 @@ def test_the_replay_names_the_kinds_the_sampler_recorded(conditional: bool) -> N
         x = trial.suggest_float("x", 0, 1)
         return 1.0 + x + (0.0 if trial.number < 12 else 1.0) - 0.05 * trial.number * (trial.number < 12)
 
-    settings = VPBOSettings(n_startup_trials=4, stall_trials=6, stall_coverage=0)  # the replay's schedule
+    # The replay's schedule (it has no coverage).
+    settings = VPBOSettings(n_startup_trials=4, stall_trials=6, stall_coverage=0, perturbation_backoff=backoff)
     study = optuna.create_study(sampler=VPBOSampler(seed=0, settings=settings, record_proposals=True))
-    study.optimize(objective, n_trials=40, catch=(ValueError,))
+    study.optimize(objective, n_trials=48, catch=(ValueError,))
     losses = [t.value if t.value is not None else math.nan for t in study.trials]
     flat = len({frozenset(t.params) for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE}) == 1
-    replayed = trial_kinds.replay_kinds(losses, flat, SCHEDULE)
+    schedule = trial_kinds.Schedule(n_startup=4, stall_trials=6, perturbation=True, perturbation_backoff=backoff)
+    replayed = trial_kinds.replay_kinds(losses, flat, schedule)
     recorded = [_recorded_kind(t) for t in study.trials]
     assert {"explore", "model"} <= set(recorded) and ("perturb" in recorded) != conditional
+    # Stalled from trial 18: trials 20, 24, ..., 44 perturb; with a backoff of 2, 20, 24, 32 and 40.
+    assert recorded.count("perturb") == (0 if conditional else {0: 7, 2: 4}[backoff])
     # The failed trial gets no recorded diagnostics of a kind the replay can check.
     assert [k for i, k in enumerate(replayed) if i != 9] == [k for i, k in enumerate(recorded) if i != 9]
 

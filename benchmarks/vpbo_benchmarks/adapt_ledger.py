@@ -36,11 +36,6 @@ from vpbo_benchmarks.registry import GROUPS
 from vpbo_benchmarks.suite_report import STUCK_TRIALS, metric_at, problem_spec
 
 ADAPT = "benchmarks/results-adapt"
-# The defaults' label in the folders whose runs were made with ``preset=v2`` and the two settings
-# that make it today's defaults (stored before the defaults had a name of their own).
-DEFAULTS_AS_V2 = "vpbo:preset=v2+complete_repeats=when-noisy+stall_perturbation=true"
-
-
 @dataclasses.dataclass(frozen=True)
 class Variant:
     """A sampler whose runs the ledger checks: its column name, its folder and its label there."""
@@ -63,17 +58,19 @@ class LedgerSet:
     variants: tuple[Variant, ...]
 
 
-# The defaults since the stall safeguard stops where a flat space is covered (runs stored under
-# the explicit setting, which stays what it means whatever the defaults become).
-DEFAULTS = "vpbo:stall_coverage=1"
+# The defaults since perturbations that do not pay back off, and the defaults before them (the
+# stall safeguard stopping where a flat space is covered): runs stored under the setting that
+# each added to the defaults of its day.
+DEFAULTS = "vpbo:perturbation_backoff=4"
+EARLIER_DEFAULTS = "vpbo:stall_coverage=1"
 
 
-def _variants(earlier: Variant, folder: str) -> tuple[Variant, ...]:
-    """The defaults (``ADAPT/coverage/folder``), the ``earlier`` defaults (without the coverage),
-    and the two opt-ins that ran on every set, the opt-ins from ``ADAPT/*/folder``."""
+def _variants(folder: str) -> tuple[Variant, ...]:
+    """The defaults (``ADAPT/perturb-backoff/folder``), the earlier defaults
+    (``ADAPT/coverage/folder``), and the two opt-ins that ran on every set (``ADAPT/*/folder``)."""
     return (
-        Variant("the defaults", f"{ADAPT}/coverage/{folder}", DEFAULTS),
-        earlier,
+        Variant("the defaults", f"{ADAPT}/perturb-backoff/{folder}", DEFAULTS),
+        Variant("earlier defaults", f"{ADAPT}/coverage/{folder}", EARLIER_DEFAULTS),
         Variant("balanced rows", f"{ADAPT}/balanced/{folder}", "vpbo:design_rows=balanced"),
         Variant("10-trial design, 1 in 8", f"{ADAPT}/interleaved/{folder}", "vpbo:n_startup_trials=10+random_interval=8"),
     )
@@ -94,17 +91,14 @@ PAPER = (
 )
 V1_V2 = ("vpbo-v1", "vpbo-v2")
 LEDGER_SETS: tuple[LedgerSet, ...] = (
-    LedgerSet("S (the tuning set)", TUNING, f"{ADAPT}/tuning", V1_V2, (25, 50, 100),
-              _variants(Variant("earlier defaults", f"{ADAPT}/perturb/tuning", "vpbo"), "tuning")),
+    LedgerSet("S (the tuning set)", TUNING, f"{ADAPT}/tuning", V1_V2, (25, 50, 100), _variants("tuning")),
     LedgerSet("adapt held-out", tuple(GROUPS["adapt_held_out"]), f"{ADAPT}/held-out", V1_V2, (25, 50, 100),
-              _variants(Variant("earlier defaults", f"{ADAPT}/perturb/held-out", DEFAULTS_AS_V2), "held-out")),
+              _variants("held-out")),
     LedgerSet("final held-out", tuple(GROUPS["final_held_out"]), f"{ADAPT}/final", V1_V2, (25, 50, 100),
-              _variants(Variant("earlier defaults", f"{ADAPT}/final", "vpbo"), "final")),
+              _variants("final")),
     # The broad suite's `vpbo` runs are issue 21's defaults, `vpbo-v2` by the pinned name.
-    LedgerSet("rest of the tuning half", REST, "benchmarks/results-suite", ("vpbo-v1", "vpbo"), (25, 50, 100),
-              _variants(Variant("earlier defaults", f"{ADAPT}/perturb/rest", DEFAULTS_AS_V2), "rest")),
-    LedgerSet("paper suite", PAPER, f"{ADAPT}/paper", V1_V2, (25, 50, 100, 200),
-              _variants(Variant("earlier defaults", f"{ADAPT}/paper", "vpbo"), "paper")),
+    LedgerSet("rest of the tuning half", REST, "benchmarks/results-suite", ("vpbo-v1", "vpbo"), (25, 50, 100), _variants("rest")),
+    LedgerSet("paper suite", PAPER, f"{ADAPT}/paper", V1_V2, (25, 50, 100, 200), _variants("paper")),
 )
 
 

@@ -388,11 +388,12 @@ def add_trial_kinds(commands: Subcommands) -> dict[str, Handler]:
     parser.add_argument("--n-startup", type=int, default=16, help="the replayed initial design")
     parser.add_argument("--stall-trials", type=int, default=10, help="the replayed stall")
     parser.add_argument("--no-perturbation", action="store_true", help="replay without perturbing trials")
+    parser.add_argument("--perturbation-backoff", type=int, default=4, help="the replayed perturbation backoff (0: none)")
     return {"trial-kinds": print_trial_kinds}
 
 
 def print_trial_kinds(args: argparse.Namespace) -> None:
-    schedule = trial_kinds.Schedule(args.n_startup, args.stall_trials, not args.no_perturbation)
+    schedule = trial_kinds.Schedule(args.n_startup, args.stall_trials, not args.no_perturbation, args.perturbation_backoff)
     print(trial_kinds.kinds_table(args.out, expand_groups(args.problems), args.sampler, args.late, schedule))
 
 

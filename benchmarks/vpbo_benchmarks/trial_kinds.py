@@ -5,7 +5,8 @@ values with the defaults' schedule (the stall safeguard of ``VPBOSettings``, wri
 its documentation; the tests check it against the sampler's own diagnostics): the initial design
 (the first ``n_startup`` trials), then, once the best trial is ``stall_trials`` trials old, the exploring
 trials (least observed combinations, odd trial numbers) and, in a flat space, the perturbing
-ones (multiples of 4); every other trial is the model's. A run of other settings is replayed
+ones (multiples of 4, the period doubled per ``perturbation_backoff`` perturbing trials in a row
+that did not beat the best); every other trial is the model's. A run of other settings is replayed
 with the settings given. A trial pays when it beats every earlier trial of its run (observed
 values, loss terms). Pruned and failed trials count as trials that did not pay.
 """
@@ -32,6 +33,7 @@ class Schedule:
     n_startup: int = 16
     stall_trials: int = 10
     perturbation: bool = True
+    perturbation_backoff: int = 4
 
 
 def observed_losses(record: Record) -> list[float]:
@@ -47,16 +49,21 @@ def is_flat(record: Record) -> bool:
 
 def replay_kinds(losses: Sequence[float], flat: bool, schedule: Schedule = Schedule()) -> list[str]:
     """Each trial's kind (``"design"`` or one of ``KINDS``) under ``schedule``; the age of the
-    best trial counts trials with a value, as the sampler counts complete trials."""
-    kinds, best, best_position, position = [], math.inf, -1, 0
+    best trial counts trials with a value, as the sampler counts complete trials, and so does the
+    run of perturbing trials that did not pay."""
+    kinds, best, best_position, position, unpaid = [], math.inf, -1, 0, 0
     for number, loss in enumerate(losses):
         stalled = best_position >= 0 and 0 < schedule.stall_trials <= position - 1 - best_position
+        backoff = schedule.perturbation_backoff
+        period = 4 << (min(unpaid // backoff, 10) if backoff > 0 else 0)
         if number < schedule.n_startup:
             kinds.append("design")
         elif stalled and number % 2 == 1:
             kinds.append("explore")
-        elif stalled and flat and schedule.perturbation and number % 4 == 0:
+        elif stalled and flat and schedule.perturbation and number % period == 0:
             kinds.append("perturb")
+            if not math.isnan(loss):
+                unpaid = 0 if loss < best else unpaid + 1
         else:
             kinds.append("model")
         if not math.isnan(loss):
