@@ -264,10 +264,8 @@ class TrialPipeline:
         wrote off."""
         stall_trials = self._settings.stall_trials
         backoff = self._settings.stall_backoff if observed.encoder.tree.is_flat else 0
-        n_complete = len(observed.complete)
-        numbers = np.array([t.number for t in observed.complete], dtype=np.int64)
-        unpaid = unpaid_explorations(targets[:n_complete], feasible[:n_complete], numbers, stall_trials, backoff)
-        if not explores(n_complete - 1 - best_row, unpaid, trial_number, stall_trials, backoff):
+        unpaid = unpaid_explorations(*_complete_record(observed, targets, feasible), stall_trials, backoff)
+        if not explores(len(observed.complete) - 1 - best_row, unpaid, trial_number, stall_trials, backoff):
             return False
         encoder = observed.encoder
         coverage = self._settings.stall_coverage if encoder.tree.is_flat else 0
@@ -282,10 +280,8 @@ class TrialPipeline:
         if not (self._settings.stall_perturbation and observed.encoder.tree.is_flat):
             return False
         stall_trials, backoff = self._settings.stall_trials, self._settings.perturbation_backoff
-        n_complete = len(observed.complete)
-        numbers = np.array([t.number for t in observed.complete], dtype=np.int64)
-        unpaid = unpaid_perturbations(targets[:n_complete], feasible[:n_complete], numbers, stall_trials, backoff)
-        return perturbs(n_complete - 1 - best_row, trial_number, stall_trials, unpaid, backoff)
+        unpaid = unpaid_perturbations(*_complete_record(observed, targets, feasible), stall_trials, backoff)
+        return perturbs(len(observed.complete) - 1 - best_row, trial_number, stall_trials, unpaid, backoff)
 
     def _perturbed_incumbent(
         self,
@@ -473,6 +469,15 @@ def _search_initialization(
         if not repeats.contains(row, x_next):
             break
     return Suggestion(encoder.decode(row, x_next), None, {"phase": "mes", **diagnostics})
+
+
+def _complete_record(
+    observed: _Observations, targets: np.ndarray, feasible: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The complete trials' targets, feasibility and trial numbers: the record the stall
+    safeguard's backoffs replay (the objective rows after them are imputed)."""
+    n = len(observed.complete)
+    return targets[:n], feasible[:n], np.array([t.number for t in observed.complete], dtype=np.int64)
 
 
 def _repeat_diagnostics(observed: _Observations, proposal: Proposal) -> dict[str, Any]:

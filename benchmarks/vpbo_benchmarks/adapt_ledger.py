@@ -36,6 +36,8 @@ from vpbo_benchmarks.registry import GROUPS
 from vpbo_benchmarks.suite_report import STUCK_TRIALS, metric_at, problem_spec
 
 ADAPT = "benchmarks/results-adapt"
+
+
 @dataclasses.dataclass(frozen=True)
 class Variant:
     """A sampler whose runs the ledger checks: its column name, its folder and its label there."""
