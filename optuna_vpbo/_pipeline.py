@@ -264,8 +264,11 @@ class TrialPipeline:
         wrote off."""
         stall_trials = self._settings.stall_trials
         backoff = self._settings.stall_backoff if observed.encoder.tree.is_flat else 0
+        age = len(observed.complete) - 1 - best_row
+        if not explores(age, 0, trial_number, stall_trials, 0):  # a backoff only removes trials: no replay
+            return False
         unpaid = unpaid_explorations(*_complete_record(observed, targets, feasible), stall_trials, backoff)
-        if not explores(len(observed.complete) - 1 - best_row, unpaid, trial_number, stall_trials, backoff):
+        if not explores(age, unpaid, trial_number, stall_trials, backoff):
             return False
         encoder = observed.encoder
         coverage = self._settings.stall_coverage if encoder.tree.is_flat else 0
@@ -280,8 +283,11 @@ class TrialPipeline:
         if not (self._settings.stall_perturbation and observed.encoder.tree.is_flat):
             return False
         stall_trials, backoff = self._settings.stall_trials, self._settings.perturbation_backoff
+        age = len(observed.complete) - 1 - best_row
+        if not perturbs(age, trial_number, stall_trials):  # a backoff only removes trials: no replay
+            return False
         unpaid = unpaid_perturbations(*_complete_record(observed, targets, feasible), stall_trials, backoff)
-        return perturbs(len(observed.complete) - 1 - best_row, trial_number, stall_trials, unpaid, backoff)
+        return perturbs(age, trial_number, stall_trials, unpaid, backoff)
 
     def _perturbed_incumbent(
         self,

@@ -57,8 +57,13 @@ def explores(age: int, unpaid: int, trial_number: int, stall_trials: int, backof
     ``age`` complete trials old and ``unpaid`` exploring trials in a row have not beaten it."""
     if stall_trials <= 0 or age < stall_trials:
         return False
-    halvings = min(unpaid // backoff, MAX_HALVINGS) if backoff > 0 else 0
-    return trial_number % (2 << halvings) == 1
+    return trial_number % (2 << _halvings(unpaid, backoff)) == 1
+
+
+def _halvings(unpaid: int, backoff: int) -> int:
+    """How often a backoff has doubled a period: once per ``backoff`` unpaid trials in a row, at
+    most ``MAX_HALVINGS`` times (never without a backoff)."""
+    return min(unpaid // backoff, MAX_HALVINGS) if backoff > 0 else 0
 
 
 def covered(observed_h: np.ndarray, n_levels: np.ndarray, n_numeric: int, coverage: int) -> bool:
@@ -121,8 +126,7 @@ def perturbs(age: int, trial_number: int, stall_trials: int, unpaid: int = 0, ba
     (``unpaid``) double the period."""
     if not 0 < stall_trials <= age:
         return False
-    halvings = min(unpaid // backoff, MAX_HALVINGS) if backoff > 0 else 0
-    return trial_number % (PERTURBATION_PERIOD << halvings) == 0
+    return trial_number % (PERTURBATION_PERIOD << _halvings(unpaid, backoff)) == 0
 
 
 def spent(improvement_z: float | None, spent_z: float) -> bool:
