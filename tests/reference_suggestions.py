@@ -4,11 +4,13 @@ identical.
 
 Run ``python tests/reference_suggestions.py --write`` (from the repository root, with the package
 installed) to record them anew, and say in the commit why they changed. They are recorded and
-checked in ``KERNELS``: the baseline core and OpenBLAS's Nehalem kernels, one thread. The
-kernels set the last bits of a sum and so, over 30 trials, the suggestions: OpenBLAS picks them
-by CPU unless OPENBLAS_CORETYPE names them (SkylakeX on the machines that recorded the first
-record; a machine whose environment sets Haswell differed from trial 16 on), and every x86-64
-machine runs these two.
+checked in ``KERNELS``: the baseline core, OpenBLAS's Nehalem kernels, one thread, and NumPy's
+baseline loops. The kernels set the last bits of a sum or an exp and so, over 30 trials, the
+suggestions: OpenBLAS picks them by CPU unless OPENBLAS_CORETYPE names them (SkylakeX on the
+machines that recorded the first record; a machine whose environment sets Haswell differed from
+trial 16 on), NumPy picks its SIMD loops by CPU unless NPY_DISABLE_CPU_FEATURES turns them off
+(an AVX-512 machine's exp and log of float64 arrays are not an AVX2 machine's: the record made on
+one differed on the other from trial 16 of the v2 studies), and every x86-64-v2 machine runs these.
 """
 
 from __future__ import annotations
@@ -29,7 +31,12 @@ from optuna_vpbo import VPBOSampler, VPBOSettings
 REFERENCE_FILE = pathlib.Path(__file__).with_name("data") / "reference_suggestions.json"
 N_TRIALS = 30
 # The environment of recording and checking: the numeric kernels fixed whatever the CPU.
-KERNELS = {"VPBO_INSTRUCTION_SET": "baseline", "OPENBLAS_CORETYPE": "Nehalem", "OPENBLAS_NUM_THREADS": "1"}
+# NumPy's dispatched features above its x86-64-v2 baseline (those a CPU lacks are ignored).
+NUMPY_FEATURES_ABOVE_BASELINE = "X86_V3 X86_V4 AVX512_ICL AVX512_SPR"
+KERNELS = {
+    "VPBO_INSTRUCTION_SET": "baseline", "OPENBLAS_CORETYPE": "Nehalem", "OPENBLAS_NUM_THREADS": "1",
+    "NPY_DISABLE_CPU_FEATURES": NUMPY_FEATURES_ABOVE_BASELINE,
+}
 
 # Issue 21's defaults (the lab's vpbo-v2), spelled out field by field so that a new default
 # cannot change what was recorded.
