@@ -77,6 +77,7 @@ from optuna_vpbo._trial_states import (
     pruned_evidence,
     success_labels,
 )
+from optuna_vpbo.search_space import SAME_VALUE_FRACTION
 
 # How many of the best value proposals the diagnostics keep.
 N_RANKING = 5
@@ -135,12 +136,21 @@ class _Observations:
         """Which rows of the objective model are complete trials (the others are imputed)."""
         return np.arange(len(self.h)) < len(self.complete)
 
-    def repeats(self, complete_too: bool) -> Repeats:
+    def repeats(self, complete_too: bool, complete_fraction: float = SAME_VALUE_FRACTION) -> Repeats:
         """The pruned and failed trials, not to be proposed again, and with ``complete_too`` the
-        complete ones as well (``_repeat_policy``)."""
+        complete ones as well (``_repeat_policy``), each float within ``complete_fraction`` of
+        its range (the pruned and failed trials: ``SAME_VALUE_FRACTION``)."""
         h, x = self.finished
-        first = 0 if complete_too else len(self.complete)
-        return Repeats(h[first:], x[first:], self.encoder.repeat_tolerance())
+        n = len(self.complete)
+        tolerance = np.repeat(self.encoder.repeat_tolerance()[None, :], len(h), axis=0)
+        tolerance[:n] = self.encoder.repeat_tolerance(complete_fraction)
+        first = 0 if complete_too else n
+        return Repeats(h[first:], x[first:], tolerance[first:])
+
+    def complete_fraction(self, settings: VPBOSettings) -> float:
+        """Within what fraction of its range a float repeats a complete trial: the settings'
+        ``complete_repeat_fraction`` in a flat space, ``SAME_VALUE_FRACTION`` in a conditional one."""
+        return settings.complete_repeat_fraction if self.encoder.tree.is_flat else SAME_VALUE_FRACTION
 
     def may_repeat_complete(self, policy: str, models: list[ObjectiveModel]) -> bool:
         """Whether a complete configuration may be proposed again (``_repeat_policy``)."""
@@ -177,7 +187,7 @@ class TrialPipeline:
         candidates = sobol_candidates(observed.encoder.n_numeric, self._settings.n_candidates, rng)
         diagnostics = _models_diagnostics(models, observed.encoder, hypervolume) | _state_diagnostics(observed, self._settings)
         repeat_complete = observed.may_repeat_complete(self._settings.complete_repeats, models)
-        repeats = observed.repeats(complete_too=not repeat_complete)
+        repeats = observed.repeats(not repeat_complete, observed.complete_fraction(self._settings))
         if n_finished < self._settings.n_startup_trials:
             balanced = self._settings.design_rows == "balanced"
             design = _search_initialization(models[0], observed, candidates, rng, diagnostics, repeats, balanced)
@@ -217,7 +227,7 @@ class TrialPipeline:
             proposal, drawn = self._draw_flat(proposal, models[0], observed, repeats, rng)
             phase["drawn"] = [observed.encoder.numeric_names[j] for j in drawn]
         details = {**phase, "top_proposals": _ranking(proposal, observed.encoder), **diagnostics}
-        details |= _repeat_diagnostics(observed, proposal)
+        details |= _repeat_diagnostics(observed, proposal, observed.complete_fraction(self._settings))
         suggestion = _suggestion(proposal, observed.encoder, {**details, **_success_diagnostics(constraints, proposal)})
         return _with_prediction(suggestion, models, observed)
 
@@ -441,7 +451,7 @@ def _random_design_point(
     random = Suggestion({}, None, diagnostics)
     if complete_repeats != "when-noisy" or not observed.complete or not observed.encoder.is_discrete():
         return random
-    encoder, repeats = observed.encoder, observed.repeats(complete_too=True)
+    encoder, repeats = observed.encoder, observed.repeats(complete_too=True)  # grid points: any fraction
     for _ in range(MAX_DESIGN_DRAWS):
         h, x = random_points(encoder, 1, rng)
         x = encoder.snap(x, encoder.numeric_masks(h)[0])
@@ -486,12 +496,12 @@ def _complete_record(
     return targets[:n], feasible[:n], np.array([t.number for t in observed.complete], dtype=np.int64)
 
 
-def _repeat_diagnostics(observed: _Observations, proposal: Proposal) -> dict[str, Any]:
-    """The number of the first complete trial whose configuration the chosen point repeats (within
-    ``TreeEncoder.repeat_tolerance``), if any: how often a repeat happens is in the diagnostics."""
+def _repeat_diagnostics(observed: _Observations, proposal: Proposal, fraction: float) -> dict[str, Any]:
+    """The number of the first complete trial whose configuration the chosen point repeats (floats
+    within ``fraction`` of their range), if any: how often a repeat happens is in the diagnostics."""
     n = len(observed.complete)
     same_row = np.all(observed.h[:n] == proposal.row, axis=1)
-    close = np.all(np.abs(observed.x[:n] - proposal.x) <= observed.encoder.repeat_tolerance(), axis=1)
+    close = np.all(np.abs(observed.x[:n] - proposal.x) <= observed.encoder.repeat_tolerance(fraction), axis=1)
     hits = np.flatnonzero(same_row & close)
     return {"repeats_trial": observed.complete[int(hits[0])].number} if len(hits) else {}
 

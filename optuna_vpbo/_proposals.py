@@ -79,10 +79,10 @@ class RefinementStarts:
 
 @dataclasses.dataclass(frozen=True)
 class Repeats:
-    """Points (h, x) a proposal must not repeat: the pruned and failed trials (within
+    """Points (h, x) a proposal must not repeat: the finished trials (within
     ``TreeEncoder.repeat_tolerance``), or the evaluated and pending ones (within ``SAME_POINT``).
     A point repeats one of them if it has the same row and every numeric coordinate within
-    ``tolerance`` (d,) of it."""
+    ``tolerance`` of it: (d,) for every point, or (n, d) per point."""
 
     h: np.ndarray
     x: np.ndarray
@@ -92,11 +92,12 @@ class Repeats:
         return len(self.h)
 
     def mask(self, row: np.ndarray, xs: np.ndarray) -> np.ndarray:
-        """Which of the points ``xs`` (m x d) of ``row`` repeat a pruned or failed trial."""
-        same_row = self.x[np.all(self.h == row, axis=1)]
-        if not len(same_row):
+        """Which of the points ``xs`` (m x d) of ``row`` repeat one of these points."""
+        same = np.all(self.h == row, axis=1)
+        if not same.any():
             return np.zeros(len(xs), dtype=bool)
-        close = np.abs(xs[:, None, :] - same_row[None, :, :]) <= self.tolerance
+        tolerance = self.tolerance[same] if self.tolerance.ndim == 2 else self.tolerance
+        close = np.abs(xs[:, None, :] - self.x[same][None, :, :]) <= tolerance
         return np.any(np.all(close, axis=2), axis=1)
 
     def contains(self, row: np.ndarray, x: np.ndarray) -> bool:

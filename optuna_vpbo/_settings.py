@@ -12,6 +12,7 @@ from optuna_vpbo._output_transforms import validate_output_transform
 from optuna_vpbo._priors import negative_log_prior
 from optuna_vpbo._repeat_policy import COMPLETE_REPEATS
 from optuna_vpbo._trial_states import FAILED_TRIALS, PRUNED_TRIALS
+from optuna_vpbo.search_space import SAME_VALUE_FRACTION
 
 MULTI_OBJECTIVE_METHODS = ("ehvi", "parego")
 
@@ -166,6 +167,13 @@ class VPBOSettings:
             acquisition is the best; else, after the random part of the initial design, not while
             the candidates hold another point (``_repeat_policy``; the diagnostics' ``repeats_trial``
             names the trial a repeat repeats). ``"allowed"`` (the paper's): as any other point.
+        complete_repeat_fraction: In a flat space, a point repeats a complete trial when its
+            continuous floats are within this fraction of their (log) range of the trial's and
+            its other parameters equal (the refinement near an incumbent at a bound needs a
+            fine one); a conditional space, and every pruned or failed trial, take
+            ``search_space.SAME_VALUE_FRACTION`` (1e-4: refining one leaf's optimum there kept
+            resetting the stall safeguard's age; docs/decisions.md, "A complete trial's
+            tolerance").
     """
 
     n_startup_trials: int = 16
@@ -192,6 +200,7 @@ class VPBOSettings:
     pruned_trials: str = "impute"
     failed_trials: str = "both"
     complete_repeats: str = "when-noisy"
+    complete_repeat_fraction: float = 1e-9
 
     @classmethod
     def paper(cls) -> VPBOSettings:
@@ -239,6 +248,12 @@ class VPBOSettings:
         if isinstance(spent_z, bool) or not isinstance(spent_z, (int, float)) or math.isnan(spent_z):
             raise TypeError(f"perturbation_spent_z must be a number (math.inf: no gate), got {spent_z!r}.")
         object.__setattr__(self, "perturbation_spent_z", float(spent_z))
+        fraction = self.complete_repeat_fraction
+        if isinstance(fraction, bool) or not isinstance(fraction, (int, float)):
+            raise TypeError(f"complete_repeat_fraction must be a number, got {fraction!r}.")
+        if not 0.0 <= fraction < 1.0:
+            raise ValueError(f"complete_repeat_fraction must be in [0, 1), got {fraction!r}.")
+        object.__setattr__(self, "complete_repeat_fraction", float(fraction))
         validate_output_transform(self.output_transform)
         negative_log_prior(self.hyperparameter_prior)
         if self.multi_objective not in MULTI_OBJECTIVE_METHODS:
@@ -292,6 +307,7 @@ PRESETS: dict[str, VPBOSettings] = {
         pruned_trials="ignore",
         failed_trials="ignore",
         complete_repeats="allowed",
+        complete_repeat_fraction=SAME_VALUE_FRACTION,
     ),
     "default": VPBOSettings(),
 }

@@ -24,7 +24,7 @@ import numpy as np
 from optuna.distributions import BaseDistribution, CategoricalDistribution, FloatDistribution, IntDistribution
 
 from optuna_vpbo._search_tree import Leaf, SearchTree
-from optuna_vpbo.search_space import MixedSpaceEncoder
+from optuna_vpbo.search_space import SAME_VALUE_FRACTION, MixedSpaceEncoder
 
 # The encoded value of an inactive numeric parameter: the centre of [0, 1].
 INACTIVE_FILL = 0.5
@@ -71,9 +71,10 @@ class TreeEncoder:
         """Whether every numeric parameter is on a grid (``MixedSpaceEncoder.is_discrete``)."""
         return self._space.is_discrete()
 
-    def repeat_tolerance(self) -> np.ndarray:
-        """How close (d,) two encoded numeric values are the same configuration."""
-        return self._space.repeat_tolerance()
+    def repeat_tolerance(self, fraction: float = SAME_VALUE_FRACTION) -> np.ndarray:
+        """How close (d,) two encoded numeric values are the same configuration (floats: within
+        ``fraction`` of their range)."""
+        return self._space.repeat_tolerance(fraction)
 
     def covers(self, params: Mapping[str, Any]) -> bool:
         """Whether a completed trial's parameters make a point of this tree."""

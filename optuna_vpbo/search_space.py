@@ -87,15 +87,14 @@ class _NumericScale:
         v = self.low + unit * (self.high - self.low)
         return _strictly_inside(math.exp(v) if self.log else v, float(dist.low), float(dist.high))
 
-    @property
-    def repeat_tolerance(self) -> float:
-        """``SAME_VALUE_FRACTION`` of the range in encoded units (ints: the same grid point)."""
+    def repeat_tolerance(self, fraction: float = SAME_VALUE_FRACTION) -> float:
+        """``fraction`` of the range in encoded units (ints: the same grid point)."""
         if self.is_int:
             return SAME_GRID_POINT
         if self.step is None:
-            return SAME_VALUE_FRACTION
+            return fraction
         span = self.distribution.high - self.distribution.low
-        return SAME_VALUE_FRACTION * span / (span + self.step)
+        return fraction * span / (span + self.step)
 
     @property
     def on_grid(self) -> bool:
@@ -211,9 +210,10 @@ class MixedSpaceEncoder:
         of countably many configurations, where a random draw can repeat an earlier one."""
         return all(scale.on_grid for scale in self._scales.values())
 
-    def repeat_tolerance(self) -> np.ndarray:
-        """Per numeric dimension (d,), how close two encoded values are the same configuration."""
-        return np.array([self._scales[name].repeat_tolerance for name in self.numeric_names], dtype=np.float64)
+    def repeat_tolerance(self, fraction: float = SAME_VALUE_FRACTION) -> np.ndarray:
+        """Per numeric dimension (d,), how close two encoded values are the same configuration:
+        floats within ``fraction`` of their (log) range."""
+        return np.array([self._scales[name].repeat_tolerance(fraction) for name in self.numeric_names], dtype=np.float64)
 
     def grid_units(self) -> list[np.ndarray | None]:
         """Per numeric dimension, the encodings of its grid points (None: a continuous float)."""

@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import optuna
 import pytest
 
 from optuna_vpbo import VPBOSampler, VPBOSettings
+from optuna_vpbo._proposals import Repeats
 from optuna_vpbo._repeat_policy import evaluated_twice_with_equal_values, fits_noise, may_repeat_complete
 
 
@@ -112,3 +114,64 @@ def test_once_every_point_is_taken_a_repeat_is_made_and_named_in_the_diagnostics
     named = [t.user_attrs["vpbo"].get("repeats_trial") for t in study.trials[4:]]
     assert all(n in numbers.values() for n in named if n is not None)
     assert any(n is not None for n in named)
+
+
+def test_the_complete_trials_tolerance_is_validated_and_pinned_by_the_paper() -> None:
+    assert VPBOSettings().complete_repeat_fraction == 1e-9
+    assert VPBOSettings.paper().complete_repeat_fraction == 1e-4
+    bad_values: list[tuple[Any, type[Exception]]] = [
+        ("fine", TypeError), (True, TypeError), (-1e-9, ValueError), (1.0, ValueError), (math.nan, ValueError),
+    ]
+    for bad, error in bad_values:
+        with pytest.raises(error, match="complete_repeat_fraction"):
+            VPBOSettings(complete_repeat_fraction=bad)
+
+
+def test_repeats_take_a_tolerance_per_point() -> None:
+    """A complete trial's tolerance (fine) beside a pruned trial's (coarse) on one row."""
+    h = np.zeros((2, 1), dtype=np.int32)
+    x = np.array([[0.2, 0.5], [0.7, 0.5]])
+    repeats = Repeats(h, x, np.array([[1e-9, 1e-9], [1e-4, 1e-4]]))
+    near = np.array([[0.2 + 1e-6, 0.5], [0.7 + 1e-6, 0.5], [0.7 + 2e-4, 0.5]])
+    assert repeats.mask(np.array([0]), near).tolist() == [False, True, False]
+    assert not repeats.mask(np.array([1]), near).any()  # another row
+    assert Repeats(h, x, np.array([1e-4, 1e-4])).mask(np.array([0]), near).tolist() == [True, True, False]
+
+
+def _closest_pair(study: optuna.Study, names: list[str]) -> float:
+    """The smallest distance (largest coordinate difference) between two complete trials of the
+    same branch whose floats are ``names`` (all on [0, 1])."""
+    closest = math.inf
+    trials = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
+    for i, a in enumerate(trials):
+        for b in trials[:i]:
+            if a.params.keys() == b.params.keys() and a.params.get("branch") == b.params.get("branch"):
+                closest = min(closest, max(abs(a.params[n] - b.params[n]) for n in names if n in a.params))
+    return closest
+
+
+def _bowl(trial: optuna.Trial) -> float:
+    return (trial.suggest_float("x", 0, 1) - 0.31) ** 2 + (trial.suggest_float("y", 0, 1) - 0.67) ** 2
+
+
+def _two_bowls(trial: optuna.Trial) -> float:
+    """A conditional space: each branch opens its own float."""
+    branch = trial.suggest_categorical("branch", ["a", "b"])
+    u = trial.suggest_float(f"u_{branch}", 0, 1)
+    return (u - 0.31) ** 2 + (0.0 if branch == "a" else 0.5)
+
+
+def _study(objective: Any, n_trials: int, **changes: Any) -> optuna.Study:
+    settings = VPBOSettings(n_startup_trials=8, **changes)
+    study = optuna.create_study(sampler=VPBOSampler(seed=0, settings=settings))
+    study.optimize(objective, n_trials=n_trials)
+    return study
+
+
+def test_a_flat_space_refines_closer_to_a_complete_trial_than_a_conditional_one() -> None:
+    """The refinement of a smooth optimum comes within 1e-4 of a complete trial in a flat space
+    (``complete_repeat_fraction``), not where the coarse tolerance holds: with the old fraction,
+    and in a conditional space (the stall safeguard's age, docs/decisions.md)."""
+    assert _closest_pair(_study(_bowl, 40), ["x", "y"]) < 1e-4
+    assert _closest_pair(_study(_bowl, 40, complete_repeat_fraction=1e-4), ["x", "y"]) >= 1e-4
+    assert _closest_pair(_study(_two_bowls, 40), ["u_a", "u_b"]) >= 1e-4

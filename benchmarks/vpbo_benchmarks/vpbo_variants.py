@@ -50,6 +50,7 @@ V2_SETTINGS: Mapping[str, Any] = MappingProxyType(
         "pruned_trials": "impute",
         "failed_trials": "both",
         "complete_repeats": "allowed",
+        "complete_repeat_fraction": 1e-4,
     }
 )
 V1_SETTINGS: Mapping[str, Any] = MappingProxyType({**V2_SETTINGS, "n_startup_trials": 10, "stall_trials": 0})
@@ -82,6 +83,7 @@ PAPER_SETTINGS: Mapping[str, Any] = MappingProxyType(
         "pruned_trials": "ignore",
         "failed_trials": "ignore",
         "complete_repeats": "allowed",
+        "complete_repeat_fraction": 1e-4,
     }
 )
 REFERENCES: Mapping[str, Mapping[str, Any]] = MappingProxyType(
