@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +13,7 @@ import pytest
 import optuna_vpbo
 from vpbo_benchmarks import overhead
 from vpbo_benchmarks.records import records_path
-from vpbo_benchmarks.runner import load_results, run
+from vpbo_benchmarks.runner import load_results, numpy_simd, run
 
 
 def test_run_stores_one_file_per_problem_and_resumes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -28,6 +31,7 @@ def test_run_stores_one_file_per_problem_and_resumes(tmp_path: Path, capsys: pyt
         # the kernels that set the run's round-off: NumPy's BLAS is loaded by then
         assert any(k.startswith("openblas ") for k in record["environment"]["kernels"]["blas"])
         assert record["environment"]["kernels"]["core"] == optuna_vpbo.INSTRUCTION_SET  # the native core's variant
+        assert record["environment"]["kernels"]["numpy"] == numpy_simd()
     capsys.readouterr()
     run(["func2c"], ["random", "vpbo"], [0], 5, tmp_path, jobs=1)
     assert "0 runs to do (2 stored already)" in capsys.readouterr().out
@@ -92,3 +96,13 @@ def test_hypervolume_against_a_hand_computed_front() -> None:
     assert hypervolume_after(points, np.array([4.0, 4.0]), 1) == pytest.approx(3)
     # a maximised objective is negated
     assert losses({"values": [[1, 3]]}, ("maximize", "minimize")).tolist() == [[-1.0, 3.0]]
+
+
+def test_numpy_simd_names_the_dispatched_features_and_none_when_disabled() -> None:
+    code = "from vpbo_benchmarks.runner import numpy_simd; print(','.join(numpy_simd()))"
+    features = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    if not features:
+        pytest.skip("this CPU has no SIMD feature above NumPy's baseline")
+    disabled = {**os.environ, "NPY_DISABLE_CPU_FEATURES": features.replace(",", " ")}
+    none = subprocess.run([sys.executable, "-c", code], env=disabled, capture_output=True, text=True, check=True)
+    assert none.stdout.strip() == ""

@@ -45,8 +45,9 @@ _THREAD_ENVIRONMENT = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREA
 _HASH_SEED_VARIABLE = "PYTHONHASHSEED"
 _WORKER_HASH_SEED = "0"
 # Variables that choose the numeric kernels, which set a run's last bits and so, over many trials,
-# its suggestions (OpenBLAS picks its kernels by CPU unless told; the core its instruction set).
-_KERNEL_ENVIRONMENT = ("OPENBLAS_CORETYPE", "VPBO_INSTRUCTION_SET")
+# its suggestions (OpenBLAS picks its kernels by CPU unless told; the core its instruction set;
+# NumPy its SIMD loops, e.g. an AVX-512 exp of float64 arrays, unless features are disabled).
+_KERNEL_ENVIRONMENT = ("OPENBLAS_CORETYPE", "VPBO_INSTRUCTION_SET", "NPY_DISABLE_CPU_FEATURES")
 # Libraries behind some samplers and problems, recorded with their versions where installed.
 _OPTIONAL_LIBRARIES = ("torch", "smac", "scikit-learn", "xgboost", "mlxtend", "cmaes", "ax-platform", "botorch")
 
@@ -111,6 +112,7 @@ def environment() -> dict[str, Any]:
         "hash_seed": os.environ.get(_HASH_SEED_VARIABLE),
         "kernels": {
             "blas": blas_kernels(),
+            "numpy": numpy_simd(),
             "core": optuna_vpbo.INSTRUCTION_SET,  # the native core's variant, chosen at import or forced
             **{name: os.environ.get(name) for name in _KERNEL_ENVIRONMENT},
         },
@@ -124,6 +126,17 @@ def blas_kernels() -> list[str]:
         f"{info['internal_api']} {info.get('architecture', '?')}"
         for info in threadpoolctl.threadpool_info() if info["user_api"] == "blas"
     )
+
+
+def numpy_simd() -> list[str]:
+    """The SIMD features above its baseline that NumPy dispatches to on this machine (as
+    ``numpy.show_runtime`` lists them as found), e.g. ["X86_V3", "X86_V4"]: an AVX-512 machine's
+    runs do not reproduce value for value on an AVX2 one."""
+    umath = getattr(getattr(np, "_core", None), "_multiarray_umath", None)
+    if umath is None:  # NumPy 1.x: no stable place to read them
+        return []
+    found = getattr(umath, "__cpu_features__", {})
+    return [name for name in getattr(umath, "__cpu_dispatch__", []) if found.get(name)]
 
 
 def run_one(
