@@ -60,19 +60,19 @@ class LedgerSet:
     variants: tuple[Variant, ...]
 
 
-# The defaults since perturbations that do not pay back off, and the defaults before them (the
-# stall safeguard stopping where a flat space is covered): runs stored under the setting that
-# each added to the defaults of its day.
-DEFAULTS = "vpbo:perturbation_backoff=4"
-EARLIER_DEFAULTS = "vpbo:stall_coverage=1"
+# The defaults since a complete trial's fine tolerance in flat spaces, and the defaults before it
+# (perturbations that do not pay back off): runs stored under the setting that each added to the
+# defaults of its day.
+DEFAULTS = "vpbo:complete_repeat_fraction=1e-9"
+EARLIER_DEFAULTS = "vpbo:perturbation_backoff=4"
 
 
 def _variants(folder: str) -> tuple[Variant, ...]:
-    """The defaults (``ADAPT/perturb-backoff/folder``), the earlier defaults
-    (``ADAPT/coverage/folder``), and the two opt-ins that ran on every set (``ADAPT/*/folder``)."""
+    """The defaults (``ADAPT/complete-tolerance/folder``), the earlier defaults
+    (``ADAPT/perturb-backoff/folder``), and the two opt-ins that ran on every set (``ADAPT/*/folder``)."""
     return (
-        Variant("the defaults", f"{ADAPT}/perturb-backoff/{folder}", DEFAULTS),
-        Variant("earlier defaults", f"{ADAPT}/coverage/{folder}", EARLIER_DEFAULTS),
+        Variant("the defaults", f"{ADAPT}/complete-tolerance/{folder}", DEFAULTS),
+        Variant("earlier defaults", f"{ADAPT}/perturb-backoff/{folder}", EARLIER_DEFAULTS),
         Variant("balanced rows", f"{ADAPT}/balanced/{folder}", "vpbo:design_rows=balanced"),
         Variant("10-trial design, 1 in 8", f"{ADAPT}/interleaved/{folder}", "vpbo:n_startup_trials=10+random_interval=8"),
     )
