@@ -98,11 +98,13 @@ def test_hypervolume_against_a_hand_computed_front() -> None:
     assert losses({"values": [[1, 3]]}, ("maximize", "minimize")).tolist() == [[-1.0, 3.0]]
 
 
-def test_numpy_simd_names_the_dispatched_features_and_none_when_disabled() -> None:
+def test_numpy_simd_names_the_dispatched_features_and_none_when_disabled(tmp_path: Path) -> None:
     code = "from vpbo_benchmarks.runner import numpy_simd; print(','.join(numpy_simd()))"
-    features = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    # From tmp_path: the repository root's source folder would shadow the installed package.
+    command = [sys.executable, "-c", code]
+    features = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=True).stdout.strip()
     if not features:
         pytest.skip("this CPU has no SIMD feature above NumPy's baseline")
     disabled = {**os.environ, "NPY_DISABLE_CPU_FEATURES": features.replace(",", " ")}
-    none = subprocess.run([sys.executable, "-c", code], env=disabled, capture_output=True, text=True, check=True)
+    none = subprocess.run(command, cwd=tmp_path, env=disabled, capture_output=True, text=True, check=True)
     assert none.stdout.strip() == ""
