@@ -65,6 +65,7 @@ from optuna_vpbo._stall import (
     perturbed_incumbent,
     perturbs,
     spent,
+    stall_age,
     unpaid_explorations,
     unpaid_perturbations,
 )
@@ -272,12 +273,12 @@ class TrialPipeline:
         combinations; the best objective row is ``best_row``. The backoff and the coverage act in
         flat spaces only: a conditional space's least observed leaves are the branches the model
         wrote off."""
-        stall_trials = self._settings.stall_trials
+        stall_trials, tolerance = self._settings.stall_trials, self._settings.stall_tolerance
         backoff = self._settings.stall_backoff if observed.encoder.tree.is_flat else 0
-        age = len(observed.complete) - 1 - best_row
+        age = self._age(observed, targets, feasible, best_row)
         if not explores(age, 0, trial_number, stall_trials, 0):  # a backoff only removes trials: no replay
             return False
-        unpaid = unpaid_explorations(*_complete_record(observed, targets, feasible), stall_trials, backoff)
+        unpaid = unpaid_explorations(*_complete_record(observed, targets, feasible), stall_trials, backoff, tolerance)
         if not explores(age, unpaid, trial_number, stall_trials, backoff):
             return False
         encoder = observed.encoder
@@ -293,11 +294,19 @@ class TrialPipeline:
         if not (self._settings.stall_perturbation and observed.encoder.tree.is_flat):
             return False
         stall_trials, backoff = self._settings.stall_trials, self._settings.perturbation_backoff
-        age = len(observed.complete) - 1 - best_row
+        age = self._age(observed, targets, feasible, best_row)
         if not perturbs(age, trial_number, stall_trials):  # a backoff only removes trials: no replay
             return False
-        unpaid = unpaid_perturbations(*_complete_record(observed, targets, feasible), stall_trials, backoff)
+        record = _complete_record(observed, targets, feasible)
+        unpaid = unpaid_perturbations(*record, stall_trials, backoff, self._settings.stall_tolerance)
         return perturbs(age, trial_number, stall_trials, unpaid, backoff)
+
+    def _age(self, observed: _Observations, targets: np.ndarray, feasible: np.ndarray, best_row: int) -> int:
+        """How many complete trials the best one (objective row ``best_row``) is old; with
+        ``stall_tolerance``, counted from the last improvement larger than it (``_stall.stall_age``)."""
+        if self._settings.stall_tolerance <= 0.0:
+            return len(observed.complete) - 1 - best_row
+        return stall_age(*_complete_record(observed, targets, feasible), self._settings.stall_tolerance)
 
     def _perturbed_incumbent(
         self,

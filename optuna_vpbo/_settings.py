@@ -92,6 +92,10 @@ class VPBOSettings:
             almost never pay: there it halved the failing envelope cells of the paper suite, and
             on no problem it acted on was it worse by two standard errors (docs/decisions.md,
             "The stall safeguard stops where the space is covered").
+        stall_tolerance: An improvement of the best trial smaller than this fraction of the range
+            of the complete trials' targets does not make the study less stalled (0: every
+            improvement does): a study refining its optimum in the last digits is stalled
+            (``_stall.stall_age``).
         stall_perturbation: In a flat space, a stalled study (as for ``stall_trials``) proposes on
             every trial whose number is a multiple of 4 (with ``perturbation_spent_z``, only once
             the model's own proposal for it has no chance left) its incumbent with one active
@@ -188,6 +192,7 @@ class VPBOSettings:
     stall_trials: int = 10
     stall_backoff: int = 0
     stall_coverage: int = 1
+    stall_tolerance: float = 0.0
     stall_perturbation: bool = True
     perturbation_spent_z: float = math.inf
     perturbation_backoff: int = 4
@@ -248,6 +253,12 @@ class VPBOSettings:
         if isinstance(spent_z, bool) or not isinstance(spent_z, (int, float)) or math.isnan(spent_z):
             raise TypeError(f"perturbation_spent_z must be a number (math.inf: no gate), got {spent_z!r}.")
         object.__setattr__(self, "perturbation_spent_z", float(spent_z))
+        tolerance = self.stall_tolerance
+        if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)):
+            raise TypeError(f"stall_tolerance must be a number, got {tolerance!r}.")
+        if not 0.0 <= tolerance < 1.0:
+            raise ValueError(f"stall_tolerance must be in [0, 1), got {tolerance!r}.")
+        object.__setattr__(self, "stall_tolerance", float(tolerance))
         fraction = self.complete_repeat_fraction
         if isinstance(fraction, bool) or not isinstance(fraction, (int, float)):
             raise TypeError(f"complete_repeat_fraction must be a number, got {fraction!r}.")

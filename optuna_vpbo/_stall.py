@@ -39,6 +39,7 @@ every worker derives the same period from the same storage: nothing is written t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -81,43 +82,73 @@ def covered(observed_h: np.ndarray, n_levels: np.ndarray, n_numeric: int, covera
 
 
 def unpaid_explorations(
-    targets: np.ndarray, feasible: np.ndarray, numbers: np.ndarray, stall_trials: int, backoff: int
+    targets: np.ndarray, feasible: np.ndarray, numbers: np.ndarray, stall_trials: int, backoff: int, tolerance: float = 0.0
 ) -> int:
     """Replay the complete trials (``targets``: higher is better; ``feasible``; trial ``numbers``)
     in trial-number order: how many exploring trials in a row, up to the last, did not beat the
     best trial before them (0 without ``backoff``: the period never changes)."""
     if backoff <= 0 or stall_trials <= 0:
         return 0
-    return unpaid_run(targets, feasible, numbers, lambda age, unpaid, n: explores(age, unpaid, n, stall_trials, backoff))
+    return unpaid_run(targets, feasible, numbers, lambda age, unpaid, n: explores(age, unpaid, n, stall_trials, backoff), tolerance)
 
 
 def unpaid_perturbations(
-    targets: np.ndarray, feasible: np.ndarray, numbers: np.ndarray, stall_trials: int, backoff: int
+    targets: np.ndarray, feasible: np.ndarray, numbers: np.ndarray, stall_trials: int, backoff: int, tolerance: float = 0.0
 ) -> int:
     """As ``unpaid_explorations``, for the trials that perturb the incumbent (``perturbs``)."""
     if backoff <= 0 or stall_trials <= 0:
         return 0
-    return unpaid_run(targets, feasible, numbers, lambda age, unpaid, n: perturbs(age, n, stall_trials, unpaid, backoff))
+    return unpaid_run(
+        targets, feasible, numbers, lambda age, unpaid, n: perturbs(age, n, stall_trials, unpaid, backoff), tolerance
+    )
 
 
 def unpaid_run(
-    targets: np.ndarray, feasible: np.ndarray, numbers: np.ndarray, scheduled: Callable[[int, int, int], bool]
+    targets: np.ndarray,
+    feasible: np.ndarray,
+    numbers: np.ndarray,
+    scheduled: Callable[[int, int, int], bool],
+    tolerance: float = 0.0,
 ) -> int:
     """Replay the complete trials in trial-number order: how many trials of one kind in a row, up
     to the last, did not beat the best trial before them; ``scheduled(age, unpaid, number)`` says
     whether trial ``number`` is of that kind when the best trial is ``age`` complete trials old
-    and ``unpaid`` such trials in a row have not beaten it."""
+    (``stall_age``'s rule with ``tolerance``) and ``unpaid`` such trials in a row have not beaten it."""
+    return _replay(targets, feasible, numbers, scheduled, tolerance)[1]
+
+
+def stall_age(targets: np.ndarray, feasible: np.ndarray, numbers: np.ndarray, tolerance: float) -> int:
+    """How many complete trials (``targets``: higher is better; ``feasible``; trial ``numbers``)
+    came after the last one that improved on the best before it by more than ``tolerance`` times
+    the range of the targets so far (a first feasible trial always does): a study that refines
+    its optimum in the last digits is as stalled as one that does not improve at all."""
+    return _replay(targets, feasible, numbers, lambda age, unpaid, n: False, tolerance)[0]
+
+
+def _replay(
+    targets: np.ndarray,
+    feasible: np.ndarray,
+    numbers: np.ndarray,
+    scheduled: Callable[[int, int, int], bool],
+    tolerance: float,
+) -> tuple[int, int]:
+    """The age of the best trial after the last complete trial, and the unpaid run of the
+    ``scheduled`` trials up to it (``unpaid_run``, ``stall_age``)."""
     order = np.argsort(numbers, kind="stable")
     best: tuple[bool, float] | None = None
-    best_position = -1
+    anchor = -1
+    low, high = math.inf, -math.inf
     unpaid = 0
     for position, i in enumerate(order):
         key = (bool(feasible[i]), float(targets[i]))
-        if best is not None and scheduled(position - 1 - best_position, unpaid, int(numbers[i])):
+        low, high = min(low, key[1]), max(high, key[1])
+        if best is not None and scheduled(position - 1 - anchor, unpaid, int(numbers[i])):
             unpaid = 0 if key > best else unpaid + 1
         if best is None or key > best:
-            best, best_position = key, position
-    return unpaid
+            if best is None or key[0] > best[0] or key[1] - best[1] > tolerance * (high - low):
+                anchor = position
+            best = key
+    return len(order) - 1 - anchor, unpaid
 
 
 def perturbs(age: int, trial_number: int, stall_trials: int, unpaid: int = 0, backoff: int = 0) -> bool:

@@ -22,6 +22,7 @@ from optuna_vpbo._stall import (
     perturbed_incumbent,
     perturbs,
     spent,
+    stall_age,
     unpaid_explorations,
     unpaid_perturbations,
 )
@@ -75,6 +76,65 @@ def test_the_replay_counts_an_unpaid_run_as_a_direct_simulation(
     feasible = np.ones(len(values), dtype=bool)
     assert replay(targets, feasible, numbers, stall_trials=4, backoff=3) == expected
     assert replay(targets, feasible, numbers, stall_trials=4, backoff=0) == 0
+
+
+def _direct_age(values: list[float], tolerance: float) -> int:
+    """A direct count (minimisation, trial numbers 0, 1, ...): trials after the last one that
+    beat the best before it by more than ``tolerance`` times the range of the values so far."""
+    best, anchor = math.inf, -1
+    for number, value in enumerate(values):
+        seen = values[: number + 1]
+        if value < best:
+            if best == math.inf or best - value > tolerance * (max(seen) - min(seen)):
+                anchor = number
+            best = value
+    return len(values) - 1 - anchor
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("tolerance", [0.0, 1e-3, 0.05])
+def test_the_stall_age_counts_from_the_last_improvement_beyond_the_tolerance(seed: int, tolerance: float) -> None:
+    rng = np.random.default_rng(seed)
+    # Improvements of every size: large early ones, then steps in the last digits.
+    values = list(np.minimum.accumulate(rng.uniform(size=120)) + rng.exponential(size=120) * (rng.uniform(size=120) > 0.1))
+    values += [min(values) - 1e-6 * k for k in range(1, 30)]
+    numbers = rng.permutation(len(values))
+    targets = -np.asarray(values)[numbers]
+    feasible = np.ones(len(values), dtype=bool)
+    assert stall_age(targets, feasible, numbers, tolerance) == _direct_age(values, tolerance)
+    if tolerance == 0.0:  # the age of the best trial itself: the sampler's count without a tolerance
+        assert stall_age(targets, feasible, numbers, 0.0) == 0
+    else:  # the steps of 1e-6 are below the tolerance: the study is stalled through them
+        assert stall_age(targets, feasible, numbers, tolerance) >= 29
+
+
+def test_the_first_feasible_trial_resets_the_stall_age() -> None:
+    numbers = np.arange(6)
+    targets = np.array([5.0, 6.0, 1.0, 1.0 + 1e-9, 0.5, 0.4])
+    feasible = np.array([False, False, True, True, True, True])
+    # Trial 2 is the first feasible one; later gains (1e-9, then smaller than 5 % of the range) are not.
+    assert stall_age(targets, feasible, numbers, 0.05) == 3
+    assert stall_age(targets, feasible, numbers, 0.0) == 2
+
+
+def test_a_study_refining_in_the_last_digits_explores_with_a_tolerance() -> None:
+    def objective(trial: optuna.Trial) -> float:
+        kind = trial.suggest_categorical("kind", ["a", "b", "c"])
+        x = trial.suggest_float("x", 0, 1)
+        # The best kind improves in the ninth digit on each of its trials: never a stall without a tolerance.
+        return 1.0 - 1e-9 * trial.number if kind == "a" else 2.0 + x
+
+    def exploring(tolerance: float) -> list[int]:
+        sampler = make_sampler(
+            n_startup_trials=4, stall_trials=6, stall_coverage=0, record_proposals=True, stall_tolerance=tolerance
+        )
+        study = optuna.create_study(sampler=sampler)
+        study.enqueue_trial({"kind": "a", "x": 0.5})
+        study.optimize(objective, n_trials=30)
+        return [t.number for t in study.trials if t.user_attrs.get("vpbo", {}).get("stalled")]
+
+    assert exploring(1e-3), "a study whose gains are in the ninth digit never explored"
+    assert len(exploring(1e-3)) > len(exploring(0.0))
 
 
 def test_least_observed_rows() -> None:
