@@ -273,7 +273,7 @@ class TrialPipeline:
         combinations; the best objective row is ``best_row``. The backoff and the coverage act in
         flat spaces only: a conditional space's least observed leaves are the branches the model
         wrote off."""
-        stall_trials, tolerance = self._settings.stall_trials, self._settings.stall_tolerance
+        stall_trials, tolerance = self._settings.stall_trials, self._tolerance(observed)
         backoff = self._settings.stall_backoff if observed.encoder.tree.is_flat else 0
         age = self._age(observed, targets, feasible, best_row)
         if not explores(age, 0, trial_number, stall_trials, 0):  # a backoff only removes trials: no replay
@@ -298,15 +298,22 @@ class TrialPipeline:
         if not perturbs(age, trial_number, stall_trials):  # a backoff only removes trials: no replay
             return False
         record = _complete_record(observed, targets, feasible)
-        unpaid = unpaid_perturbations(*record, stall_trials, backoff, self._settings.stall_tolerance)
+        unpaid = unpaid_perturbations(*record, stall_trials, backoff, self._tolerance(observed))
         return perturbs(age, trial_number, stall_trials, unpaid, backoff)
 
     def _age(self, observed: _Observations, targets: np.ndarray, feasible: np.ndarray, best_row: int) -> int:
-        """How many complete trials the best one (objective row ``best_row``) is old; with
-        ``stall_tolerance``, counted from the last improvement larger than it (``_stall.stall_age``)."""
-        if self._settings.stall_tolerance <= 0.0:
+        """How many complete trials the best one (objective row ``best_row``) is old; in a
+        conditional space with ``stall_tolerance``, counted from the last improvement larger than
+        it (``_stall.stall_age``)."""
+        tolerance = self._tolerance(observed)
+        if tolerance <= 0.0:
             return len(observed.complete) - 1 - best_row
-        return stall_age(*_complete_record(observed, targets, feasible), self._settings.stall_tolerance)
+        return stall_age(*_complete_record(observed, targets, feasible), tolerance)
+
+    def _tolerance(self, observed: _Observations) -> float:
+        """``stall_tolerance`` in a conditional space; 0 in a flat one, whose refinement has the
+        perturbation and the coverage rule (docs/decisions.md, "A stall that ignores the last digits")."""
+        return 0.0 if observed.encoder.tree.is_flat else self._settings.stall_tolerance
 
     def _perturbed_incumbent(
         self,

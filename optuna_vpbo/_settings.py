@@ -92,10 +92,10 @@ class VPBOSettings:
             almost never pay: there it halved the failing envelope cells of the paper suite, and
             on no problem it acted on was it worse by two standard errors (docs/decisions.md,
             "The stall safeguard stops where the space is covered").
-        stall_tolerance: An improvement of the best trial smaller than this fraction of the range
-            of the complete trials' targets does not make the study less stalled (0: every
-            improvement does): a study refining its optimum in the last digits is stalled
-            (``_stall.stall_age``).
+        stall_tolerance: In a conditional space, an improvement of the best trial smaller than
+            this fraction of the range of the complete trials' targets does not make the study
+            less stalled (0: every improvement does): a study that refines one leaf's optimum in
+            the last digits is as stalled as one that repeats it (``_stall.stall_age``).
         stall_perturbation: In a flat space, a stalled study (as for ``stall_trials``) proposes on
             every trial whose number is a multiple of 4 (with ``perturbation_spent_z``, only once
             the model's own proposal for it has no chance left) its incumbent with one active
@@ -311,6 +311,7 @@ PRESETS: dict[str, VPBOSettings] = {
         stall_trials=0,
         stall_backoff=0,
         stall_coverage=0,
+        stall_tolerance=0.0,
         stall_perturbation=False,
         perturbation_backoff=0,
         random_interval=0,

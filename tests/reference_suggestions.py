@@ -45,6 +45,7 @@ V2_SETTINGS = VPBOSettings(
     flat_dimensions="optimise", stall_perturbation=False, random_interval=0, design_rows="random",
     refit_interval=10,
     early_refits=True, hyperparameter_prior="dimension-scaled", stall_trials=10, stall_backoff=0, stall_coverage=0,
+    stall_tolerance=0.0,
     perturbation_backoff=0, n_restarts=3,
     max_enumerated_combinations=4096, output_transform="yeo-johnson", multi_objective="ehvi",
     pruned_trials="impute", failed_trials="both", complete_repeats="allowed", complete_repeat_fraction=1e-4,
