@@ -95,7 +95,12 @@ class VPBOSettings:
         stall_tolerance: In a conditional space, an improvement of the best trial smaller than
             this fraction of the range of the complete trials' targets does not make the study
             less stalled (0: every improvement does): a study that refines one leaf's optimum in
-            the last digits is as stalled as one that repeats it (``_stall.stall_age``).
+            the last digits is as stalled as one that repeats it (``_stall.stall_age``). Without
+            it, a deterministic study that never proposes a complete point again
+            (``complete_repeats``) refined conditional_trap's flat trap by steps of a millionth
+            and never explored the other branches (docs/decisions.md, "A stall that ignores the
+            last digits"). A flat space counts every improvement: its stalled trials perturb the
+            incumbent and stop exploring once it is covered.
         stall_perturbation: In a flat space, a stalled study (as for ``stall_trials``) proposes on
             every trial whose number is a multiple of 4 (with ``perturbation_spent_z``, only once
             the model's own proposal for it has no chance left) its incumbent with one active
@@ -192,7 +197,7 @@ class VPBOSettings:
     stall_trials: int = 10
     stall_backoff: int = 0
     stall_coverage: int = 1
-    stall_tolerance: float = 0.0
+    stall_tolerance: float = 1e-6
     stall_perturbation: bool = True
     perturbation_spent_z: float = math.inf
     perturbation_backoff: int = 4

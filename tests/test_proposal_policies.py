@@ -12,7 +12,7 @@ import optuna
 import pytest
 
 from conftest import make_sampler
-from optuna_vpbo import _core, _pipeline
+from optuna_vpbo import VPBOSettings, _core, _pipeline
 from optuna_vpbo._combinations import least_observed
 from optuna_vpbo._models import ObjectiveModel, improvement_z
 from optuna_vpbo._stall import (
@@ -106,6 +106,15 @@ def test_the_stall_age_counts_from_the_last_improvement_beyond_the_tolerance(see
         assert stall_age(targets, feasible, numbers, 0.0) == 0
     else:  # the steps of 1e-6 are below the tolerance: the study is stalled through them
         assert stall_age(targets, feasible, numbers, tolerance) >= 29
+
+
+def test_the_stall_tolerance_is_validated_and_off_in_the_paper_preset() -> None:
+    assert VPBOSettings().stall_tolerance == 1e-6
+    assert VPBOSettings.paper().stall_tolerance == 0.0
+    assert VPBOSettings(stall_tolerance=0).stall_tolerance == 0.0
+    for bad, error in [("tiny", TypeError), (True, TypeError), (-1e-6, ValueError), (1.0, ValueError), (math.nan, ValueError)]:
+        with pytest.raises(error, match="stall_tolerance"):
+            VPBOSettings(stall_tolerance=bad)
 
 
 def test_the_first_feasible_trial_resets_the_stall_age() -> None:
