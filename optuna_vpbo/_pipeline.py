@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 from optuna.distributions import BaseDistribution
-from optuna.study import Study
+from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from optuna_vpbo import _acquisition, _core, _optuna_compat, _pending
@@ -203,9 +203,10 @@ class TrialPipeline:
             term = _acquisition.log_expected_improvement(models[0], feasible)
             starts_order = np.lexsort((-models[0].targets, ~feasible))  # feasible trials first, each group best first
             n_observed = self._settings.n_refine - 1 if self._settings.n_refine > 0 else None
-            stalled = self._explores(observed, models[0].targets, feasible, int(starts_order[0]), trial.number)
+            stall_targets = self._stall_targets(study, observed, models[0].targets)
+            stalled = self._explores(observed, stall_targets, feasible, int(starts_order[0]), trial.number)
             phase = {"phase": "proposals", "stalled": stalled}
-            perturbing = self._perturbs(observed, models[0].targets, feasible, int(starts_order[0]), trial.number)
+            perturbing = self._perturbs(observed, stall_targets, feasible, int(starts_order[0]), trial.number)
             if perturbing and self._settings.perturbation_spent_z == math.inf:  # ungated: no proposal needed
                 details = {**phase, **diagnostics}
                 perturbed = self._perturbed_incumbent(observed, int(starts_order[0]), repeats, rng, models, details)
@@ -309,6 +310,16 @@ class TrialPipeline:
         if tolerance <= 0.0:
             return len(observed.complete) - 1 - best_row
         return stall_age(*_complete_record(observed, targets, feasible), tolerance)
+
+    def _stall_targets(self, study: Study, observed: _Observations, targets: np.ndarray) -> np.ndarray:
+        """What the stall safeguard replays: the model's ``targets`` (higher is better), or, where
+        its tolerance acts and the study has one objective, the observed values in the same
+        order, so that the tolerance is a fraction of the range of the values a user sees rather
+        than of their transform (which is monotone: the best trial is the same)."""
+        if self._tolerance(observed) <= 0.0 or len(study.directions) != 1:
+            return targets
+        sign = -1.0 if study.directions[0] == StudyDirection.MINIMIZE else 1.0
+        return sign * np.asarray(observed.values[:, 0], dtype=np.float64)
 
     def _tolerance(self, observed: _Observations) -> float:
         """``stall_tolerance`` in a conditional space; 0 in a flat one, whose refinement has the

@@ -56,6 +56,30 @@ def test_the_replay_names_the_kinds_the_sampler_recorded(conditional: bool, back
     assert [k for i, k in enumerate(replayed) if i != 9] == [k for i, k in enumerate(recorded) if i != 9]
 
 
+@pytest.mark.parametrize("tolerance", [0.0, 1e-6])
+def test_the_replay_follows_the_stall_tolerance_of_a_conditional_space(tolerance: float) -> None:
+    """A conditional study whose best leaf improves by a billionth on each of its trials: the
+    sampler's diagnostics and the replay name the same kinds, with and without the tolerance (a
+    10-trial design: the sampler models a conditional space as one from 10 complete trials on)."""
+
+    def objective(trial: optuna.Trial) -> float:
+        kind = trial.suggest_categorical("kind", ["a", "b", "c"])
+        if kind == "c":
+            return 5.0 + trial.suggest_float("z", 0, 1)
+        x = trial.suggest_float("x", 0, 1)
+        return 1.0 - 1e-9 * trial.number if kind == "a" else 2.0 + x
+
+    settings = VPBOSettings(n_startup_trials=10, stall_trials=6, stall_coverage=0, stall_tolerance=tolerance)
+    study = optuna.create_study(sampler=VPBOSampler(seed=0, settings=settings, record_proposals=True))
+    study.enqueue_trial({"kind": "a", "x": 0.5})
+    study.optimize(objective, n_trials=36)
+    losses = [t.value for t in study.trials]
+    schedule = trial_kinds.Schedule(n_startup=10, stall_trials=6, stall_tolerance=tolerance)
+    recorded = [_recorded_kind(t) for t in study.trials]
+    assert trial_kinds.replay_kinds(losses, False, schedule) == recorded
+    assert ("explore" in recorded) == (tolerance > 0)
+
+
 def test_a_trial_pays_when_it_beats_every_earlier_trial(tmp_path: Path) -> None:
     losses = [3.0, 2.0, math.nan, 2.5, 1.0, 1.0, 0.5]
     kinds = ["design", "design", "model", "explore", "perturb", "model", "explore"]

@@ -60,19 +60,27 @@ class LedgerSet:
     variants: tuple[Variant, ...]
 
 
-# The defaults since a complete trial's fine tolerance in flat spaces, and the defaults before it
-# (perturbations that do not pay back off): runs stored under the setting that each added to the
-# defaults of its day.
-DEFAULTS = "vpbo:complete_repeat_fraction=1e-9"
-EARLIER_DEFAULTS = "vpbo:perturbation_backoff=4"
+# The defaults since the stall tolerance in conditional spaces, and the defaults before it (a
+# complete trial's fine tolerance in flat spaces): runs stored under the setting that each added
+# to the defaults of its day.
+DEFAULTS = "vpbo:stall_tolerance=1e-06"
+EARLIER_DEFAULTS = "vpbo:complete_repeat_fraction=1e-9"
 
 
-def _variants(folder: str) -> tuple[Variant, ...]:
-    """The defaults (``ADAPT/complete-tolerance/folder``), the earlier defaults
-    (``ADAPT/perturb-backoff/folder``), and the two opt-ins that ran on every set (``ADAPT/*/folder``)."""
+def _variants(folder: str, conditional: bool = True) -> tuple[Variant, ...]:
+    """The defaults (``ADAPT/stall-tolerance/folder``), the earlier defaults
+    (``ADAPT/complete-tolerance/folder``), and the two opt-ins that ran on every set (``ADAPT/*/folder``).
+    A set without a conditional space (``conditional`` False: the paper suite) reads the earlier
+    defaults' runs for both: the stall tolerance acts in conditional spaces only, so its runs
+    there are the same, trial for trial."""
+    defaults = (
+        Variant("the defaults", f"{ADAPT}/stall-tolerance/{folder}", DEFAULTS)
+        if conditional
+        else Variant("the defaults", f"{ADAPT}/complete-tolerance/{folder}", EARLIER_DEFAULTS)
+    )
     return (
-        Variant("the defaults", f"{ADAPT}/complete-tolerance/{folder}", DEFAULTS),
-        Variant("earlier defaults", f"{ADAPT}/perturb-backoff/{folder}", EARLIER_DEFAULTS),
+        defaults,
+        Variant("earlier defaults", f"{ADAPT}/complete-tolerance/{folder}", EARLIER_DEFAULTS),
         Variant("balanced rows", f"{ADAPT}/balanced/{folder}", "vpbo:design_rows=balanced"),
         Variant("10-trial design, 1 in 8", f"{ADAPT}/interleaved/{folder}", "vpbo:n_startup_trials=10+random_interval=8"),
     )
@@ -100,7 +108,7 @@ LEDGER_SETS: tuple[LedgerSet, ...] = (
               _variants("final")),
     # The broad suite's `vpbo` runs are issue 21's defaults, `vpbo-v2` by the pinned name.
     LedgerSet("rest of the tuning half", REST, "benchmarks/results-suite", ("vpbo-v1", "vpbo"), (25, 50, 100), _variants("rest")),
-    LedgerSet("paper suite", PAPER, f"{ADAPT}/paper", V1_V2, (25, 50, 100, 200), _variants("paper")),
+    LedgerSet("paper suite", PAPER, f"{ADAPT}/paper", V1_V2, (25, 50, 100, 200), _variants("paper", conditional=False)),
 )
 
 

@@ -389,11 +389,16 @@ def add_trial_kinds(commands: Subcommands) -> dict[str, Handler]:
     parser.add_argument("--stall-trials", type=int, default=10, help="the replayed stall")
     parser.add_argument("--no-perturbation", action="store_true", help="replay without perturbing trials")
     parser.add_argument("--perturbation-backoff", type=int, default=4, help="the replayed perturbation backoff (0: none)")
+    parser.add_argument(
+        "--stall-tolerance", type=float, default=1e-6, help="the replayed stall tolerance of conditional spaces (0: none)"
+    )
     return {"trial-kinds": print_trial_kinds}
 
 
 def print_trial_kinds(args: argparse.Namespace) -> None:
-    schedule = trial_kinds.Schedule(args.n_startup, args.stall_trials, not args.no_perturbation, args.perturbation_backoff)
+    schedule = trial_kinds.Schedule(
+        args.n_startup, args.stall_trials, not args.no_perturbation, args.perturbation_backoff, args.stall_tolerance
+    )
     print(trial_kinds.kinds_table(args.out, expand_groups(args.problems), args.sampler, args.late, schedule))
 
 

@@ -1,8 +1,8 @@
 """What each kind of trial paid: ``vpbo-benchmark trial-kinds`` (issue 27).
 
 The stored runs keep values, not the sampler's diagnostics, so the kinds are replayed from the
-values with the defaults' schedule (the stall safeguard of ``VPBOSettings``, written anew here from
-its documentation; the tests check it against the sampler's own diagnostics): the initial design
+values with the defaults' schedule (the stall safeguard of ``VPBOSettings``, its tolerance in
+conditional spaces included, written anew here from its documentation; the tests check it against the sampler's own diagnostics): the initial design
 (the first ``n_startup`` trials), then, once the best trial is ``stall_trials`` trials old, the exploring
 trials (least observed combinations, odd trial numbers) and, in a flat space, the perturbing
 ones (multiples of 4, the period doubled per ``perturbation_backoff`` perturbing trials in a row
@@ -34,6 +34,7 @@ class Schedule:
     stall_trials: int = 10
     perturbation: bool = True
     perturbation_backoff: int = 4
+    stall_tolerance: float = 1e-6
 
 
 def observed_losses(record: Record) -> list[float]:
@@ -50,7 +51,12 @@ def is_flat(record: Record) -> bool:
 def replay_kinds(losses: Sequence[float], flat: bool, schedule: Schedule = Schedule()) -> list[str]:
     """Each trial's kind (``"design"`` or one of ``KINDS``) under ``schedule``; the age of the
     best trial counts trials with a value, as the sampler counts complete trials, and so does the
-    run of perturbing trials that did not pay."""
+    run of perturbing trials that did not pay. In a conditional space an improvement of less than
+    ``stall_tolerance`` times the range of the losses so far does not reset the age (the sampler
+    measures it on the observed values too, once it models the space as conditional: from 10
+    complete trials on, inside the defaults' 16-trial design)."""
+    tolerance = 0.0 if flat else schedule.stall_tolerance
+    low, high = math.inf, -math.inf
     kinds, best, best_position, position, unpaid = [], math.inf, -1, 0, 0
     for number, loss in enumerate(losses):
         stalled = best_position >= 0 and 0 < schedule.stall_trials <= position - 1 - best_position
@@ -67,8 +73,11 @@ def replay_kinds(losses: Sequence[float], flat: bool, schedule: Schedule = Sched
         else:
             kinds.append("model")
         if not math.isnan(loss):
+            low, high = min(low, loss), max(high, loss)
             if loss < best:
-                best, best_position = loss, position
+                if best == math.inf or best - loss > tolerance * (high - low):
+                    best_position = position
+                best = loss
             position += 1
     return kinds
 
