@@ -203,10 +203,8 @@ class TrialPipeline:
             term = _acquisition.log_expected_improvement(models[0], feasible)
             starts_order = np.lexsort((-models[0].targets, ~feasible))  # feasible trials first, each group best first
             n_observed = self._settings.n_refine - 1 if self._settings.n_refine > 0 else None
-            stall_targets = self._stall_targets(study, observed, models[0].targets)
-            stalled = self._explores(observed, stall_targets, feasible, int(starts_order[0]), trial.number)
+            stalled, perturbing = self._stall(study, observed, models[0].targets, feasible, int(starts_order[0]), trial.number)
             phase = {"phase": "proposals", "stalled": stalled}
-            perturbing = self._perturbs(observed, stall_targets, feasible, int(starts_order[0]), trial.number)
             if perturbing and self._settings.perturbation_spent_z == math.inf:  # ungated: no proposal needed
                 details = {**phase, **diagnostics}
                 perturbed = self._perturbed_incumbent(observed, int(starts_order[0]), repeats, rng, models, details)
@@ -266,6 +264,16 @@ class TrialPipeline:
             finished = ModelData(numbers, *observed.finished, data.store)
             constraints.append(success_model(self._cache, observed.key, finished, labels, rng))
         return constraints, np.concatenate([feasible, np.zeros(observed.n_imputed, dtype=bool)])
+
+    def _stall(
+        self, study: Study, observed: _Observations, targets: np.ndarray, feasible: np.ndarray, best_row: int, number: int
+    ) -> tuple[bool, bool]:
+        """Whether trial ``number`` explores, and whether it perturbs the incumbent (``_stall``)."""
+        stall_targets = self._stall_targets(study, observed, targets)
+        return (
+            self._explores(observed, stall_targets, feasible, best_row, number),
+            self._perturbs(observed, stall_targets, feasible, best_row, number),
+        )
 
     def _explores(
         self, observed: _Observations, targets: np.ndarray, feasible: np.ndarray, best_row: int, trial_number: int

@@ -89,7 +89,9 @@ def unpaid_explorations(
     best trial before them (0 without ``backoff``: the period never changes)."""
     if backoff <= 0 or stall_trials <= 0:
         return 0
-    return unpaid_run(targets, feasible, numbers, lambda age, unpaid, n: explores(age, unpaid, n, stall_trials, backoff), tolerance)
+    return unpaid_run(
+        targets, feasible, numbers, lambda age, unpaid, n: explores(age, unpaid, n, stall_trials, backoff), tolerance
+    )
 
 
 def unpaid_perturbations(

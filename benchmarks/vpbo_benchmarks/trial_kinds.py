@@ -2,13 +2,14 @@
 
 The stored runs keep values, not the sampler's diagnostics, so the kinds are replayed from the
 values with the defaults' schedule (the stall safeguard of ``VPBOSettings``, its tolerance in
-conditional spaces included, written anew here from its documentation; the tests check it against the sampler's own diagnostics): the initial design
-(the first ``n_startup`` trials), then, once the best trial is ``stall_trials`` trials old, the exploring
-trials (least observed combinations, odd trial numbers) and, in a flat space, the perturbing
-ones (multiples of 4, the period doubled per ``perturbation_backoff`` perturbing trials in a row
-that did not beat the best); every other trial is the model's. A run of other settings is replayed
-with the settings given. A trial pays when it beats every earlier trial of its run (observed
-values, loss terms). Pruned and failed trials count as trials that did not pay.
+conditional spaces included, written anew here from its documentation; the tests check it against
+the sampler's own diagnostics): the initial design (the first ``n_startup`` trials), then, once the
+best trial is ``stall_trials`` trials old, the exploring trials (least observed combinations, odd
+trial numbers) and, in a flat space, the perturbing ones (multiples of 4, the period doubled per
+``perturbation_backoff`` perturbing trials in a row that did not beat the best); every other trial
+is the model's. A run of other settings is replayed with the settings given. A trial pays when it
+beats every earlier trial of its run (observed values, loss terms). Pruned and failed trials count
+as trials that did not pay.
 """
 
 from __future__ import annotations
