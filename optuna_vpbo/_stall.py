@@ -33,6 +33,10 @@ one that did resets it (a trial the gate lets the model keep counts as scheduled
 model refines a found optimum, a draw of one coordinate no longer pays and its trials go back to
 the model.
 
+With a tolerance (``stall_tolerance``, conditional spaces), the best trial's age counts from the
+last improvement larger than that fraction of the range of the values so far (``stall_age``): a
+study that refines one leaf's optimum in its last digits is as stalled as one that repeats it.
+
 The history is replayed from the complete trials in trial-number order, so every process and
 every worker derives the same period from the same storage: nothing is written to it.
 """
