@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -112,7 +113,10 @@ def test_the_stall_tolerance_is_validated_and_off_in_the_paper_preset() -> None:
     assert VPBOSettings().stall_tolerance == 1e-6
     assert VPBOSettings.paper().stall_tolerance == 0.0
     assert VPBOSettings(stall_tolerance=0).stall_tolerance == 0.0
-    for bad, error in [("tiny", TypeError), (True, TypeError), (-1e-6, ValueError), (1.0, ValueError), (math.nan, ValueError)]:
+    bad_values: list[tuple[Any, type[Exception]]] = [
+        ("tiny", TypeError), (True, TypeError), (-1e-6, ValueError), (1.0, ValueError), (math.nan, ValueError),
+    ]
+    for bad, error in bad_values:
         with pytest.raises(error, match="stall_tolerance"):
             VPBOSettings(stall_tolerance=bad)
 

@@ -73,7 +73,7 @@ def test_the_replay_follows_the_stall_tolerance_of_a_conditional_space(tolerance
     study = optuna.create_study(sampler=VPBOSampler(seed=0, settings=settings, record_proposals=True))
     study.enqueue_trial({"kind": "a", "x": 0.5})
     study.optimize(objective, n_trials=36)
-    losses = [t.value for t in study.trials]
+    losses = [t.value if t.value is not None else math.nan for t in study.trials]
     schedule = trial_kinds.Schedule(n_startup=10, stall_trials=6, stall_tolerance=tolerance)
     recorded = [_recorded_kind(t) for t in study.trials]
     assert trial_kinds.replay_kinds(losses, False, schedule) == recorded
