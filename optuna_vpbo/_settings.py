@@ -258,18 +258,13 @@ class VPBOSettings:
         if isinstance(spent_z, bool) or not isinstance(spent_z, (int, float)) or math.isnan(spent_z):
             raise TypeError(f"perturbation_spent_z must be a number (math.inf: no gate), got {spent_z!r}.")
         object.__setattr__(self, "perturbation_spent_z", float(spent_z))
-        tolerance = self.stall_tolerance
-        if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)):
-            raise TypeError(f"stall_tolerance must be a number, got {tolerance!r}.")
-        if not 0.0 <= tolerance < 1.0:
-            raise ValueError(f"stall_tolerance must be in [0, 1), got {tolerance!r}.")
-        object.__setattr__(self, "stall_tolerance", float(tolerance))
-        fraction = self.complete_repeat_fraction
-        if isinstance(fraction, bool) or not isinstance(fraction, (int, float)):
-            raise TypeError(f"complete_repeat_fraction must be a number, got {fraction!r}.")
-        if not 0.0 <= fraction < 1.0:
-            raise ValueError(f"complete_repeat_fraction must be in [0, 1), got {fraction!r}.")
-        object.__setattr__(self, "complete_repeat_fraction", float(fraction))
+        for name in ("stall_tolerance", "complete_repeat_fraction"):
+            fraction = getattr(self, name)
+            if isinstance(fraction, bool) or not isinstance(fraction, (int, float)):
+                raise TypeError(f"{name} must be a number, got {fraction!r}.")
+            if not 0.0 <= fraction < 1.0:
+                raise ValueError(f"{name} must be in [0, 1), got {fraction!r}.")
+            object.__setattr__(self, name, float(fraction))
         validate_output_transform(self.output_transform)
         negative_log_prior(self.hyperparameter_prior)
         if self.multi_objective not in MULTI_OBJECTIVE_METHODS:
