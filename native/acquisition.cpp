@@ -1,6 +1,7 @@
 #include "acquisition.hpp"
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -40,6 +41,13 @@ LogExpectedImprovement::LogExpectedImprovement(ModelPtr model, double best) : Ac
 
 double LogExpectedImprovement::value(const double* mean, const double* variance) const {
   return log_expected_improvement(mean[0], std::sqrt(variance[0]), best_);
+}
+
+double LogExpectedImprovement::value_bound(const double* mean, const double* variance) const {
+  const double sd = std::sqrt(variance[0]);
+  const double u = (mean[0] - best_) / sd;
+  if (!(u < -1.0)) return std::numeric_limits<double>::infinity();  // near the incumbent, or NaN
+  return log_phi(u) - std::log1p(u * u) + std::log(sd);
 }
 
 double LogExpectedImprovement::value_with_gradient(const PointPosterior* posteriors, Vector& gradient) const {

@@ -11,6 +11,7 @@
 // - log EHVI in hypervolume.hpp.
 #pragma once
 
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -44,6 +45,11 @@ class Acquisition {
   // True when the value cannot decrease as the mean or the variance of its (single) model grows:
   // a candidate at or below another in both cannot beat it (the proposals skip such candidates).
   virtual bool increases_with_mean_and_variance() const { return false; }
+  // An upper bound of value() that costs less to compute (+inf: none): the proposals evaluate
+  // value() only where the bound could beat a combination's best.
+  virtual double value_bound(const double* /*mean*/, const double* /*variance*/) const {
+    return std::numeric_limits<double>::infinity();
+  }
 
  private:
   std::vector<ModelPtr> models_;
@@ -58,6 +64,9 @@ class LogExpectedImprovement final : public Acquisition {
   double value(const double* mean, const double* variance) const override;
   double value_with_gradient(const PointPosterior* posteriors, Vector& gradient) const override;
   bool increases_with_mean_and_variance() const override { return true; }
+  // Far below the incumbent, log(sd) + log phi(u) - log(1 + u^2), from h(u) <= phi(u) / (1 + u^2)
+  // for u < 0 (the Mills-ratio inequality (1 - Phi(t)) / phi(t) >= t / (1 + t^2), t = -u > 0).
+  double value_bound(const double* mean, const double* variance) const override;
 
  private:
   double best_;

@@ -20,11 +20,16 @@ const Eigen::Index kMinBlockCandidates = 64;
 // every solved piece, sized so that all pieces of the tile stay in a core's L2 cache while every
 // combination reads them (half of a common 1 MiB L2, the rest is for the work space).
 const double kTileBytes = 512.0 * 1024.0;
-// With Gram matrices (CombinationPosterior::uses_gram) a block's pieces are reread by the Gram
-// products rather than by every combination: a block that stays in L2 is faster, at least a few
-// candidates so that the solves and products keep some width.
-const double kGramBlockBytes = 1024.0 * 1024.0;
+// With Gram matrices (CombinationPosterior::uses_gram) a block's pieces are read once, by the Gram
+// products, and every combination then rereads the block's Gram entries: a block and a tile of a
+// few megabytes (in the last-level cache) give each combination's pass over a tile more candidates
+// to share its setup than one that stays in L2 (docs/performance.md, "Tiles of Gram entries").
+const double kGramBlockBytes = 4.0 * 1024.0 * 1024.0;
+const double kGramTileBytes = 4.0 * 1024.0 * 1024.0;
 const Eigen::Index kMinGramBlockCandidates = 8;
+// A bound of the acquisition rules a candidate out only below the combination's best by this
+// fraction of its size: the value and its bound round differently.
+const double kBoundMargin = 1e-12;
 
 void validate(const Acquisition& acquisition, const IntMatrix& combinations, const Matrix& candidates) {
   if (combinations.rows() == 0) throw std::invalid_argument("value_proposals: no combinations");
@@ -53,7 +58,7 @@ class ProposalSweep {
     const Eigen::Index cache_block = std::max<Eigen::Index>(gram ? kMinGramBlockCandidates : kMinBlockCandidates,
                                                             static_cast<Eigen::Index>((gram ? kGramBlockBytes : kCacheBlockBytes) / block_bytes));
     block_ = std::max<Eigen::Index>(1, std::min({candidates.rows(), cache_block, static_cast<Eigen::Index>(max_block_bytes / block_bytes)}));
-    tile_ = std::max<Eigen::Index>(1, static_cast<Eigen::Index>(kTileBytes / tile_bytes));
+    tile_ = std::max<Eigen::Index>(1, static_cast<Eigen::Index>((gram ? kGramTileBytes : kTileBytes) / tile_bytes));
     result_.best_candidate = IntVector::Zero(combinations.rows());
     result_.best_value = Vector::Constant(combinations.rows(), -std::numeric_limits<double>::infinity());
     best_mean_ = best_variance_ = result_.best_value;
@@ -81,6 +86,12 @@ class ProposalSweep {
   }
 
  private:
+  // Whether the acquisition's bound at (mean, variance) shows that it cannot beat combination c's best.
+  bool below_best(Eigen::Index c, const double* mean, const double* variance) const {
+    const double bound = acquisition_.value_bound(mean, variance);
+    return bound + kBoundMargin * (1.0 + std::fabs(bound)) <= result_.best_value(c);
+  }
+
   void take(Eigen::Index c, Eigen::Index candidate, double value) {
     result_.best_value(c) = value;
     result_.best_candidate(c) = static_cast<int>(candidate);
@@ -97,10 +108,12 @@ class ProposalSweep {
     if (count > 1) {
       const double top_mean = mean.head(count).maxCoeff(), top_variance = variance.head(count).maxCoeff();
       if (top_mean <= best_mean_(c) && top_variance <= best_variance_(c)) return;
+      if (below_best(c, &top_mean, &top_variance)) return;
       if (acquisition_.value(&top_mean, &top_variance) <= result_.best_value(c)) return;
     }
     for (Eigen::Index j = 0; j < count; ++j) {
       if (mean(j) <= best_mean_(c) && variance(j) <= best_variance_(c)) continue;
+      if (below_best(c, &mean(j), &variance(j))) continue;
       const double value = acquisition_.value(&mean(j), &variance(j));
       if (value > result_.best_value(c)) {
         take(c, offset + j, value);

@@ -77,10 +77,19 @@ def candidate_combinations(
     sampled = np.column_stack([rng.integers(0, int(n), size=max_enumerated) for n in n_levels])
     seeds = np.asarray(best_observed[:N_SEED_TRIALS], dtype=np.int32).reshape(-1, len(n_levels))
     parts = [seeds, *(hamming_neighbours(s, n_levels) for s in seeds), sampled.astype(np.int32)]
-    combined = np.concatenate(parts, axis=0)
-    # Unique rows, keeping first occurrences in order so that results do not depend on hashing.
-    _, first = np.unique(combined, axis=0, return_index=True)
-    return np.ascontiguousarray(combined[np.sort(first)], dtype=np.int32)
+    return unique_rows(np.concatenate(parts, axis=0), n_levels)
+
+
+def unique_rows(rows: np.ndarray, n_levels: np.ndarray) -> np.ndarray:
+    """The distinct ``rows`` (C x k codes below ``n_levels``) in the order of their first occurrence
+    (int32), so that results do not depend on hashing. Each row is one mixed-radix integer where
+    those fit in int64: a sort of C integers, several times faster than ``np.unique(axis=0)``."""
+    rows = np.asarray(rows).reshape(len(rows), len(n_levels))
+    if len(n_levels) and float(np.prod(n_levels, dtype=np.float64)) < 2.0**62:
+        _, first = np.unique(np.ravel_multi_index(tuple(rows.T), tuple(int(n) for n in n_levels)), return_index=True)
+    else:
+        _, first = np.unique(rows, axis=0, return_index=True)
+    return np.ascontiguousarray(rows[np.sort(first)], dtype=np.int32)
 
 
 def least_observed(rows: np.ndarray, observed_h: np.ndarray) -> np.ndarray:

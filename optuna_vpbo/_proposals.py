@@ -26,7 +26,7 @@ import scipy.optimize
 from scipy.stats import qmc
 
 from optuna_vpbo import _core
-from optuna_vpbo._combinations import hamming_neighbours
+from optuna_vpbo._combinations import hamming_neighbours, unique_rows
 
 MAX_REFINE_ITERATIONS = 50
 # The discrete line search: a dimension with at most this many grid points is searched on all of
@@ -201,8 +201,7 @@ def screen(acquisition: _core.Acquisition, rows: np.ndarray, candidates: np.ndar
     order = np.argsort(-coarse, kind="stable")
     seeds = rows[order[:N_NEIGHBOUR_SEEDS]]
     shortlist = np.concatenate([rows[order[:N_SCREENED]], *(hamming_neighbours(seed, n_levels) for seed in seeds)])
-    _, first = np.unique(shortlist, axis=0, return_index=True)
-    return np.ascontiguousarray(shortlist[np.sort(first)], dtype=np.int32)
+    return unique_rows(shortlist, n_levels)
 
 
 def proposal_values(

@@ -244,6 +244,29 @@ def test_value_proposals_match_numpy_posterior(data_levels: list[int], combinati
         assert value[c] == pytest.approx(log_ei.max(), rel=1e-9)
 
 
+@pytest.mark.parametrize("n_levels", [[3, 2], [5, 4, 4]])  # 80 combinations: the Gram matrices
+@pytest.mark.parametrize("above", [0.0, 3.0, 40.0])
+def test_value_proposals_match_brute_force_far_below_the_incumbent(n_levels: list[int], above: float) -> None:
+    """Candidates far below the incumbent (standardised improvement below -1) are ruled out by a
+    bound of log EI before its value is computed: the proposals are still the brute force's."""
+    rng = np.random.default_rng(5)
+    h, x, y = random_data(rng, 50, n_levels, 2)
+    gp = _core.MixedGP(h, x, y, np.array([0.3, 0.6]), 1.0, 0.5, 1e-4)
+    best = float(y.max()) + above * float(y.std())
+    combos = np.array(list(itertools.product(*[range(m) for m in n_levels])), dtype=np.int32)
+    candidates = rng.random((200, 2))
+    index, value = _core.value_proposals(_core.LogExpectedImprovement(gp, best), combos, candidates, max_block_bytes=3e5)
+    far = 0
+    for c, combo in enumerate(combos):
+        mean, var = gp.predict(np.repeat(combo[None], len(candidates), 0).astype(np.int32), candidates)
+        far += int(np.sum((mean - best) / np.sqrt(var) < -1.0))
+        log_ei = _core.log_expected_improvement(mean, np.sqrt(var), best)
+        assert index[c] == int(np.argmax(log_ei))
+        assert value[c] == pytest.approx(log_ei.max(), rel=1e-10)
+    if above > 0.0:
+        assert far > len(combos) * len(candidates) // 2  # the bound had candidates to rule out
+
+
 def test_value_proposals_pick_the_obviously_best_combination() -> None:
     rng = np.random.default_rng(8)
     n_levels = [3, 4]

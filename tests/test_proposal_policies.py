@@ -14,7 +14,7 @@ import pytest
 
 from conftest import make_sampler
 from optuna_vpbo import VPBOSettings, _core, _pipeline
-from optuna_vpbo._combinations import least_observed
+from optuna_vpbo._combinations import least_observed, unique_rows
 from optuna_vpbo._models import ObjectiveModel, improvement_z
 from optuna_vpbo._stall import (
     MAX_PERTURBATION_DRAWS,
@@ -174,6 +174,15 @@ def test_least_observed_rows_match_a_pairwise_count(seed: int) -> None:
     counts = np.array([np.count_nonzero(np.all(observed == row, axis=1)) for row in rows])
     assert least_observed(rows, observed).tolist() == rows[counts == counts.min()].tolist()
     assert least_observed(rows[:, :0], observed[:, :0]).tolist() == rows[:, :0].tolist()
+
+
+@pytest.mark.parametrize("n_levels", [[3, 3, 3], [17] * 5, [2**21] * 3])  # the last overflows int64: rows compared
+def test_unique_rows_keep_first_occurrences_in_order(n_levels: list[int]) -> None:
+    rng = np.random.default_rng(4)
+    rows = rng.integers(0, 3, size=(300, len(n_levels))) * (np.array(n_levels) // 3)
+    expected = list(dict.fromkeys(tuple(int(v) for v in row) for row in rows))
+    unique = unique_rows(rows, np.array(n_levels))
+    assert unique.dtype == np.int32 and [tuple(row) for row in unique.tolist()] == expected
 
 
 def _stalled_study(conditional: bool, n_trials: int, **settings: int) -> optuna.Study:
