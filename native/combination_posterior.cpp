@@ -159,10 +159,10 @@ double CombinationPosterior::bytes_per_candidate() const {
   return 8.0 * static_cast<double>(std::max<Eigen::Index>(gp_.size(), 1)) * (slots + 1) + (gram_ ? 8.0 * slots * slots : 0.0);
 }
 
-// What every combination rereads per candidate: the pieces, or their Gram matrix.
+// What every combination's pass rereads per candidate without Gram matrices: the pieces (with them,
+// the proposals take a whole block as one tile).
 double CombinationPosterior::tile_bytes_per_candidate() const {
-  const double slots = static_cast<double>(n_slots());
-  return gram_ ? 8.0 * slots * slots : 8.0 * static_cast<double>(std::max<Eigen::Index>(gp_.size(), 1)) * slots;
+  return 8.0 * static_cast<double>(std::max<Eigen::Index>(gp_.size(), 1)) * static_cast<double>(n_slots());
 }
 
 // The pieces side by side in one matrix, n x (s slots): L^-1 K_x(., block), L^-1 D_{v,a} K_x(., block),

@@ -21,11 +21,10 @@ const Eigen::Index kMinBlockCandidates = 64;
 // combination reads them (half of a common 1 MiB L2, the rest is for the work space).
 const double kTileBytes = 512.0 * 1024.0;
 // With Gram matrices (CombinationPosterior::uses_gram) a block's pieces are read once, by the Gram
-// products, and every combination then rereads the block's Gram entries: a block and a tile of a
-// few megabytes (in the last-level cache) give each combination's pass over a tile more candidates
-// to share its setup than one that stays in L2 (docs/performance.md, "Tiles of Gram entries").
+// products, and every combination then rereads the block's Gram entries in one tile: a block of a
+// few megabytes (in the last-level cache) gives each combination's pass more candidates to share
+// its setup than one that stays in L2 (docs/performance.md, "Tiles of Gram entries").
 const double kGramBlockBytes = 4.0 * 1024.0 * 1024.0;
-const double kGramTileBytes = 4.0 * 1024.0 * 1024.0;
 const Eigen::Index kMinGramBlockCandidates = 8;
 // A bound of the acquisition rules a candidate out only below the combination's best by this
 // fraction of its size: the value and its bound round differently.
@@ -58,7 +57,7 @@ class ProposalSweep {
     const Eigen::Index cache_block = std::max<Eigen::Index>(gram ? kMinGramBlockCandidates : kMinBlockCandidates,
                                                             static_cast<Eigen::Index>((gram ? kGramBlockBytes : kCacheBlockBytes) / block_bytes));
     block_ = std::max<Eigen::Index>(1, std::min({candidates.rows(), cache_block, static_cast<Eigen::Index>(max_block_bytes / block_bytes)}));
-    tile_ = std::max<Eigen::Index>(1, static_cast<Eigen::Index>((gram ? kGramTileBytes : kTileBytes) / tile_bytes));
+    tile_ = gram ? block_ : std::max<Eigen::Index>(1, static_cast<Eigen::Index>(kTileBytes / tile_bytes));
     result_.best_candidate = IntVector::Zero(combinations.rows());
     result_.best_value = Vector::Constant(combinations.rows(), -std::numeric_limits<double>::infinity());
     best_mean_ = best_variance_ = result_.best_value;
