@@ -324,11 +324,12 @@ def run_worker(
     seed: int,
     sampler_kwargs: dict[str, Any] | None = None,
     steps: Steps | None = None,
+    seed_offset: int = 0,
 ) -> None:
-    """One worker of a stored study (worker number ``seed`` of ``steps`` if given); the target of
-    spawned processes."""
+    """One worker of a stored study (worker number ``seed`` of ``steps`` if given, its sampler
+    seeded ``seed + seed_offset``); the target of spawned processes."""
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    sampler = make_sampler(seed, **(sampler_kwargs or {}))
+    sampler = make_sampler(seed + seed_offset, **(sampler_kwargs or {}))
     study = optuna.load_study(study_name=study_name, storage=storage, sampler=sampler)
     study.optimize(mixed_objective if steps is None else steps.objective(seed), n_trials=n_trials)
 
