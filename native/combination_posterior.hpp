@@ -98,7 +98,8 @@ class CombinationPosterior {
   Matrix pieces_;
   Vector piece_means_;
   Matrix work_;
-  // Gram mode: per candidate of the block a slots x slots lower triangle, side by side, and the
+  // Gram mode: per candidate of the block a slots x slots lower triangle, side by side (the upper
+  // triangle is never written), a group of candidates' Gram matrices in the making, and the
   // sorted slots of the combination at hand.
   bool gram_ = false;
   Matrix grams_, gram_work_;
