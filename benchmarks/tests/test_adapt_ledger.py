@@ -77,26 +77,35 @@ def test_the_written_ledger_has_a_row_per_problem_and_totals(tmp_path: Path, led
     assert "| **5**/5 | **5**/5 | **5**/5 | **0**/5 | **5**/5 | **3**/3 | **0**/0 |" in text
     assert "- worse: 4 of 4 cells fail" in text
     assert "- The references' stuck seeds: issue 13's defaults (`vpbo-v1`) 5, issue 21's (`vpbo-v2`) 5." in text
-    assert "share of stuck seeds is above GPSampler's: 0; on 0 of them" in text
+    assert "share of stuck seeds is above the better of GPSampler's and TPE's: 0; on 0 of them" in text
 
 
-def test_stuck_above_gpsampler_is_set_beside_the_means() -> None:
-    """Problems where the defaults' share of stuck seeds is above GPSampler's, and those of them
-    where the defaults' mean is still the lower; a problem without GPSampler's runs counts in neither."""
-    toy = adapt_ledger.LedgerSet("toy", ("a", "b", "c"), "refs", ("vpbo-v1", "vpbo-v2"), (100,),
+def test_stuck_above_the_better_peer_is_set_beside_the_means() -> None:
+    """Problems where the defaults' share of stuck seeds is above the better (lower) of the peers'
+    shares, and those of them where the defaults' mean is below both peers'; a problem without any
+    peer's runs counts in neither. Every sampler's share over every set, and the total's target."""
+    toy = adapt_ledger.LedgerSet("toy", ("a", "b", "c", "d"), "refs", ("vpbo-v1", "vpbo-v2"), (100,),
                                  (adapt_ledger.Variant("the defaults", "d", "vpbo"),))
 
     def entry(name: str, stuck: dict[str, tuple[int, int]], means: dict[str, float]) -> adapt_ledger.ProblemLedger:
         return adapt_ledger.ProblemLedger(name, {"the defaults": []}, stuck, means)
 
     problems = [
-        entry("a", {"the defaults": (10, 20), "gp": (1, 10)}, {"the defaults": 0.29, "gp": 0.32}),
-        entry("b", {"the defaults": (10, 20), "gp": (1, 10)}, {"the defaults": 0.5, "gp": 0.1}),
-        entry("c", {"the defaults": (10, 20)}, {"the defaults": 0.5}),
+        entry("a", {"the defaults": (10, 20), "gp": (1, 10), "tpe-auto": (15, 20), "vpbo-v2": (8, 20)},
+              {"the defaults": 0.29, "gp": 0.32, "tpe-auto": 0.4}),
+        entry("b", {"the defaults": (10, 20), "gp": (1, 10), "tpe-auto": (2, 20), "vpbo-v2": (6, 20)},
+              {"the defaults": 0.5, "gp": 0.6, "tpe-auto": 0.1}),
+        # below GPSampler's share but above TPE's: the better peer is TPE here
+        entry("c", {"the defaults": (4, 20), "gp": (5, 10), "tpe-auto": (1, 20), "vpbo-v2": (4, 20)},
+              {"the defaults": 0.2, "gp": 0.3, "tpe-auto": 0.25}),
+        entry("d", {"the defaults": (10, 20)}, {"the defaults": 0.5}),
     ]
     lines = adapt_ledger.overall_lines([(toy, problems)])
-    assert lines[-1] == ("- Problems where the defaults' share of stuck seeds is above GPSampler's: 2; on 1 of them the "
-                         "defaults' mean at the last checkpoint is below GPSampler's (a).")
+    assert lines[-1] == ("- Problems where the defaults' share of stuck seeds is above the better of GPSampler's and "
+                         "TPE's: 3; on 2 of them the defaults' mean at the last checkpoint is below both peers' (a, c).")
+    assert lines[-2] == ("- Shares of stuck seeds over every set: the defaults 34/80 (42.5 %), `vpbo-v2` 18/60 (30.0 %), "
+                         "GPSampler 7/30 (23.3 %), TPE 18/60 (30.0 %); the total's target, half of `vpbo-v2`'s: 15.0 %.")
+    assert lines[-3] == "- The references' stuck seeds: issue 13's defaults (`vpbo-v1`) 0, issue 21's (`vpbo-v2`) 18."
 
 
 def test_the_copy_of_the_better_reference_is_seeded(tmp_path: Path, ledger_set: adapt_ledger.LedgerSet) -> None:

@@ -201,7 +201,8 @@ def ledger(
 
 
 def overall_lines(result: Sequence[tuple[LedgerSet, list[ProblemLedger]]]) -> list[str]:
-    """Each variant's failing cells and stuck seeds over every set, and the references' stuck seeds."""
+    """Each variant's failing cells and stuck seeds over every set, the references' stuck seeds,
+    every sampler's share of stuck seeds, and the problems that fail the per-problem stuck target."""
     variants = [v.name for v in result[0][0].variants]
     lines = []
     for v in variants:
@@ -210,21 +211,53 @@ def overall_lines(result: Sequence[tuple[LedgerSet, list[ProblemLedger]]]) -> li
         stuck = sum(p.stuck[v][0] for _, problems in result for p in problems if v in p.stuck)
         lines.append(f"- {v}: {means + tails} of {2 * len(cells)} cells fail (a copy of the better reference {copies:.1f}); "
                      f"stuck seeds {stuck}.")
-    first = sum(p.stuck.get(s.references[0], (0, 0))[0] for s, problems in result for p in problems)
-    second = sum(p.stuck.get(s.references[1], (0, 0))[0] for s, problems in result for p in problems)
-    lines.append(f"- The references' stuck seeds: issue 13's defaults (`vpbo-v1`) {first}, issue 21's (`vpbo-v2`) {second}.")
+    first, second = (_total(result, [s.references[i] for s, _ in result]) for i in (0, 1))
+    lines.append(f"- The references' stuck seeds: issue 13's defaults (`vpbo-v1`) {first[0]}, "
+                 f"issue 21's (`vpbo-v2`) {second[0]}.")
     defaults = variants[0]
-    above = [p for _, problems in result for p in problems if _share(p, defaults) > _share(p, "gp")]
-    lower = [p.problem for p in above if p.last_means.get(defaults, np.inf) < p.last_means.get("gp", -np.inf)]
-    lines.append(f"- Problems where {defaults}' share of stuck seeds is above GPSampler's: {len(above)}; on {len(lower)} of "
-                 f"them {defaults}' mean at the last checkpoint is below GPSampler's ({', '.join(lower) or 'none'}).")
+    shares = {
+        defaults: _total(result, [defaults] * len(result)), "`vpbo-v2`": second,
+        **{PEER_NAMES.get(peer, peer): _total(result, [peer] * len(result)) for peer in PEERS},
+    }
+    lines.append(
+        "- Shares of stuck seeds over every set: "
+        + ", ".join(f"{name} {k}/{n} ({_percent(k, n)})" for name, (k, n) in shares.items())
+        + f"; the total's target, half of `vpbo-v2`'s: {_percent(second[0], 2 * second[1])}."
+    )
+    above = [p for _, problems in result for p in problems if _share(p, defaults) > _better_peer_share(p)]
+    lower = [p.problem for p in above if p.last_means.get(defaults, np.inf) < min(
+        (p.last_means[peer] for peer in PEERS if peer in p.last_means), default=-np.inf)]
+    lines.append(f"- Problems where {defaults}' share of stuck seeds is above the better of GPSampler's and TPE's: "
+                 f"{len(above)}; on {len(lower)} of them {defaults}' mean at the last checkpoint is below both peers' "
+                 f"({', '.join(lower) or 'none'}).")
     return lines
+
+
+# The peers' names in the ledger's sentences.
+PEER_NAMES = {"gp": "GPSampler", "tpe-auto": "TPE"}
+
+
+def _total(result: Sequence[tuple[LedgerSet, list[ProblemLedger]]], names: Sequence[str]) -> tuple[int, int]:
+    """(stuck seeds, seeds run) of one sampler over every set (``names``: its name in each set)."""
+    counts = [p.stuck[name] for (_, problems), name in zip(result, names) for p in problems if name in p.stuck]
+    return sum(k for k, _ in counts), sum(n for _, n in counts)
+
+
+def _percent(stuck: int, seeds: int) -> str:
+    """A share as a percentage with one decimal ("-" without seeds)."""
+    return f"{100 * stuck / seeds:.1f} %" if seeds else "-"
 
 
 def _share(p: ProblemLedger, sampler: str) -> float:
     """A sampler's share of stuck seeds on a problem (NaN without runs: never above)."""
     stuck, seeds = p.stuck.get(sampler, (0, 0))
     return stuck / seeds if seeds else np.nan
+
+
+def _better_peer_share(p: ProblemLedger) -> float:
+    """The lower of the peers' shares of stuck seeds on a problem (NaN without any peer's runs)."""
+    shares = [_share(p, peer) for peer in PEERS if peer in p.stuck]
+    return min(shares) if shares else np.nan
 
 
 def write_ledger(path: Path, result: Sequence[tuple[LedgerSet, list[ProblemLedger]]], command: str) -> str:
@@ -239,8 +272,8 @@ def write_ledger(path: Path, result: Sequence[tuple[LedgerSet, list[ProblemLedge
         "(docs/suite.md, \"The envelope report\"). Stuck: seeds whose incumbent stays more than "
         f"{STUCK_TRIALS} trials on a wrong combination, out of the seeds run, every sampler of a set counted "
         "against the combinations that all its stored runs reached. The means: simple regret, or the value where "
-        "no optimum is known (a maximised problem's negated). 20 seeds (GPSampler 10); 100 trials (the paper "
-        "suite 224, Ackley-5-3 200).",
+        "no optimum is known (a maximised problem's negated). 20 seeds (GPSampler 10 or 20: each count gives its seeds); "
+        "100 trials (the paper suite 224, Ackley-5-3 200).",
         "",
         "## Over every set",
         "",
