@@ -5,6 +5,7 @@ statistic, totals, and the stored runs the ledger names."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -103,6 +104,10 @@ def test_stuck_above_the_better_peer_is_set_beside_the_means() -> None:
     lines = adapt_ledger.overall_lines([(toy, problems)])
     assert lines[-1] == ("- Problems where the defaults' share of stuck seeds is above the better of GPSampler's and "
                          "TPE's: 3; on 2 of them the defaults' mean at the last checkpoint is below both peers' (a, c).")
+    # A problem in two sets is named with its set's name.
+    other = dataclasses.replace(toy, name="other", problems=("a",))
+    twice = adapt_ledger.overall_lines([(toy, problems), (other, problems[:1])])
+    assert twice[-1].endswith("is below both peers' (a in toy, c, a in other).")
     assert lines[-2] == ("- Shares of stuck seeds over every set: the defaults 34/80 (42.5 %), `vpbo-v2` 18/60 (30.0 %), "
                          "GPSampler 7/30 (23.3 %), TPE 18/60 (30.0 %); the total's target, half of `vpbo-v2`'s: 15.0 %.")
     assert lines[-3] == "- The references' stuck seeds: issue 13's defaults (`vpbo-v1`) 0, issue 21's (`vpbo-v2`) 18."

@@ -224,13 +224,19 @@ def overall_lines(result: Sequence[tuple[LedgerSet, list[ProblemLedger]]]) -> li
         + ", ".join(f"{name} {k}/{n} ({_percent(k, n)})" for name, (k, n) in shares.items())
         + f"; the total's target, half of `vpbo-v2`'s: {_percent(second[0], 2 * second[1])}."
     )
-    above = [p for _, problems in result for p in problems if _share(p, defaults) > _better_peer_share(p)]
-    lower = [p.problem for p in above if p.last_means.get(defaults, np.inf) < min(
+    above = [(s, p) for s, problems in result for p in problems if _share(p, defaults) > _better_peer_share(p)]
+    lower = [_problem_name(p, s, result) for s, p in above if p.last_means.get(defaults, np.inf) < min(
         (p.last_means[peer] for peer in PEERS if peer in p.last_means), default=-np.inf)]
     lines.append(f"- Problems where {defaults}' share of stuck seeds is above the better of GPSampler's and TPE's: "
                  f"{len(above)}; on {len(lower)} of them {defaults}' mean at the last checkpoint is below both peers' "
                  f"({', '.join(lower) or 'none'}).")
     return lines
+
+
+def _problem_name(p: ProblemLedger, ledger_set: LedgerSet, result: Sequence[tuple[LedgerSet, list[ProblemLedger]]]) -> str:
+    """A problem's name, with its set's where another set holds the same problem (Func3C)."""
+    sets = sum(p.problem in s.problems for s, _ in result)
+    return f"{p.problem} in {ledger_set.name}" if sets > 1 else p.problem
 
 
 # The peers' names in the ledger's sentences.
