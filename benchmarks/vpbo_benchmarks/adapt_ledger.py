@@ -28,6 +28,7 @@ from vpbo_benchmarks.envelope_report import (
     envelope_cells,
     failure_counts,
     load_runs,
+    share_above_peers,
     stuck_counts,
     stuck_seed_sets,
 )
@@ -173,8 +174,8 @@ def set_lines(ledger_set: LedgerSet, problems: Sequence[ProblemLedger], peers: S
         means, tails, copies = failure_counts(cells)
         totals.append(f"**{means + tails} of {2 * len(cells)}** (a copy {copies:.1f})")
     for s in samplers:
-        counts = [p.stuck[s] for p in problems if s in p.stuck]
-        totals.append(f"**{sum(k for k, _ in counts)}**/{sum(n for _, n in counts)}")
+        stuck_seeds, seeds = _total([(ledger_set, list(problems))], [s])
+        totals.append(f"**{stuck_seeds}**/{seeds}")
     rows.append(["total", *totals, ""])
     references = " and ".join(f"`{r}`" for r in ledger_set.references)
     return [
@@ -208,7 +209,7 @@ def overall_lines(result: Sequence[tuple[LedgerSet, list[ProblemLedger]]]) -> li
     for v in variants:
         cells = [c for _, problems in result for p in problems for c in p.cells[v]]
         means, tails, copies = failure_counts(cells)
-        stuck = sum(p.stuck[v][0] for _, problems in result for p in problems if v in p.stuck)
+        stuck, _ = _total(result, [v] * len(result))
         lines.append(f"- {v}: {means + tails} of {2 * len(cells)} cells fail (a copy of the better reference {copies:.1f}); "
                      f"stuck seeds {stuck}.")
     first, second = (_total(result, [s.references[i] for s, _ in result]) for i in (0, 1))
@@ -224,7 +225,7 @@ def overall_lines(result: Sequence[tuple[LedgerSet, list[ProblemLedger]]]) -> li
         + ", ".join(f"{name} {k}/{n} ({_percent(k, n)})" for name, (k, n) in shares.items())
         + f"; the total's target, half of `vpbo-v2`'s: {_percent(second[0], 2 * second[1])}."
     )
-    above = [(s, p) for s, problems in result for p in problems if _share(p, defaults) > _better_peer_share(p)]
+    above = [(s, p) for s, problems in result for p in problems if share_above_peers(p.stuck, defaults, PEERS) == "no"]
     lower = [_problem_name(p, s, result) for s, p in above if p.last_means.get(defaults, np.inf) < min(
         (p.last_means[peer] for peer in PEERS if peer in p.last_means), default=-np.inf)]
     lines.append(f"- Problems where {defaults}' share of stuck seeds is above the better of GPSampler's and TPE's: "
@@ -252,18 +253,6 @@ def _total(result: Sequence[tuple[LedgerSet, list[ProblemLedger]]], names: Seque
 def _percent(stuck: int, seeds: int) -> str:
     """A share as a percentage with one decimal ("-" without seeds)."""
     return f"{100 * stuck / seeds:.1f} %" if seeds else "-"
-
-
-def _share(p: ProblemLedger, sampler: str) -> float:
-    """A sampler's share of stuck seeds on a problem (NaN without runs: never above)."""
-    stuck, seeds = p.stuck.get(sampler, (0, 0))
-    return stuck / seeds if seeds else np.nan
-
-
-def _better_peer_share(p: ProblemLedger) -> float:
-    """The lower of the peers' shares of stuck seeds on a problem (NaN without any peer's runs)."""
-    shares = [_share(p, peer) for peer in PEERS if peer in p.stuck]
-    return min(shares) if shares else np.nan
 
 
 def write_ledger(path: Path, result: Sequence[tuple[LedgerSet, list[ProblemLedger]]], command: str) -> str:

@@ -431,7 +431,7 @@ def stuck_summary(result: EnvelopeResult) -> list[str]:
         for sampler, (stuck, seeds) in counts.items():
             total = totals.setdefault(sampler, [0, 0])
             total[0], total[1] = total[0] + stuck, total[1] + seeds
-        if _share_above_peers(counts, result) == "no":
+        if share_above_peers(counts, result.candidate, result.peers) == "no":
             above.append(problem)
     text = "; ".join(f"{s} {k} of {n}" for s, (k, n) in totals.items())
     return [
@@ -441,13 +441,14 @@ def stuck_summary(result: EnvelopeResult) -> list[str]:
     ]
 
 
-def _share_above_peers(counts: Mapping[str, tuple[int, int]], result: EnvelopeResult) -> str:
-    """"yes" where the candidate's share of stuck seeds is at most the better peer's, "no" above, "-" unknown."""
+def share_above_peers(counts: Mapping[str, tuple[int, int]], candidate: str, peers: Sequence[str]) -> str:
+    """"yes" where the candidate's share of stuck seeds (``counts``: sampler -> (stuck, seeds)) is at
+    most the better peer's, "no" above, "-" unknown (no seeds of the candidate or of any peer)."""
     shares = {s: k / n for s, (k, n) in counts.items() if n}
-    peers = [shares[p] for p in result.peers if p in shares]
-    if result.candidate not in shares or not peers:
+    peer_shares = [shares[p] for p in peers if p in shares]
+    if candidate not in shares or not peer_shares:
         return "-"
-    return "yes" if shares[result.candidate] <= min(peers) else "no"
+    return "yes" if shares[candidate] <= min(peer_shares) else "no"
 
 
 def relative_rows(result: EnvelopeResult) -> list[list[str]]:
@@ -466,7 +467,7 @@ def stuck_rows(result: EnvelopeResult) -> list[list[str]]:
     samplers = [result.candidate, *result.references, *result.peers]
     return [
         [problem, *(f"{counts[s][0]} of {counts[s][1]}" if s in counts else "-" for s in samplers),
-         _share_above_peers(counts, result)]
+         share_above_peers(counts, result.candidate, result.peers)]
         for problem, counts in result.stuck.items()
     ]
 
