@@ -54,6 +54,9 @@ V2_SETTINGS = VPBOSettings(
 # a new name).
 SAMPLERS: dict[str, Callable[[], VPBOSampler]] = {
     "v2": lambda: VPBOSampler(seed=0, settings=V2_SETTINGS),
+    # The defaults as they were recorded on 2026-12-01 (the lab's vpbo-v3): ``VPBOSampler()``'s
+    # settings must keep giving these suggestions until a change of the defaults records them anew.
+    "v3": lambda: VPBOSampler(seed=0),
     "paper": lambda: VPBOSampler(seed=0, preset="paper"),
 }
 
@@ -78,6 +81,26 @@ def _conditional(trial: optuna.Trial) -> float:
     criterion = trial.suggest_categorical("criterion", ["gini", "entropy"])
     lr = trial.suggest_float("tree_lr", 0.0, 1.0)
     return 0.05 * (depth - 6) ** 2 + (lr - 0.7) ** 2 + (0.0 if criterion == "gini" else 0.1)
+
+
+def _plateau(trial: optuna.Trial) -> float:
+    """A flat space whose best value is reached early and never beaten: the study stalls, so its
+    later trials exercise how a stalled study searches (least observed rows, a perturbed incumbent)."""
+    kind = trial.suggest_categorical("kind", ["a", "b", "c", "d"])
+    x = trial.suggest_float("x", 0.0, 1.0)
+    n = trial.suggest_int("n", 0, 6)
+    return float(int(4.0 * (x - 0.4) ** 2 + 0.2 * abs(n - 2))) + {"a": 1.0, "b": 0.0, "c": 1.0, "d": 2.0}[kind]
+
+
+def _conditional_plateau(trial: optuna.Trial) -> float:
+    """A conditional space that stalls in one branch and is refined there by tiny steps."""
+    branch = trial.suggest_categorical("branch", ["flat", "well"])
+    if branch == "flat":
+        u = trial.suggest_float("u", 0.0, 1.0)
+        return 1.0 + 1e-9 * u
+    v = trial.suggest_float("v", -1.0, 1.0)
+    c = trial.suggest_categorical("c", ["p", "q", "r"])
+    return 1.0 - (0.5 if abs(v - 0.61) < 0.02 and c == "r" else 0.0) + 0.1 * v**2
 
 
 def _two_objectives(trial: optuna.Trial) -> tuple[float, float]:
@@ -110,6 +133,8 @@ STUDIES: dict[str, tuple[Callable[[optuna.Trial], Any], list[Direction], optuna.
     "conditional": (_conditional, ["minimize"], None),
     "two_objectives": (_two_objectives, ["minimize", "minimize"], None),
     "pruned_and_failed": (_pruned_and_failed, ["minimize"], optuna.pruners.MedianPruner(n_startup_trials=3)),
+    "plateau": (_plateau, ["minimize"], None),
+    "conditional_plateau": (_conditional_plateau, ["minimize"], None),
 }
 
 
