@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_bounded
+from test_clients import CLIENT_EXAMPLES
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 N_TRIALS = 5
@@ -31,7 +32,8 @@ EXPECTED_OUTPUT = {
 
 
 def test_every_example_is_tested() -> None:
-    assert sorted(p.stem for p in EXAMPLES.glob("*.py")) == sorted(EXPECTED_OUTPUT)
+    # The examples of the tools that call the sampler run in tests/test_clients.py.
+    assert sorted(p.stem for p in EXAMPLES.glob("*.py")) == sorted([*EXPECTED_OUTPUT, *CLIENT_EXAMPLES])
 
 
 @pytest.mark.slow
@@ -46,3 +48,22 @@ def test_example_runs(name: str, tmp_path: Path) -> None:
     assert re.search(EXPECTED_OUTPUT[name], result.stdout), result.stdout
     if name == "quickstart":  # Optuna's progress bar (tqdm, on stderr) reaches the last trial
         assert f"{N_TRIALS}/{N_TRIALS}" in result.stderr, result.stderr[-3000:]
+
+
+@pytest.mark.slow
+@pytest.mark.e2e
+def test_the_quickstart_stores_its_study_in_the_current_folder_and_says_when_it_resumes(tmp_path: Path) -> None:
+    command = [sys.executable, str(EXAMPLES / "quickstart.py"), "--trials", "3"]
+    database = tmp_path / "vpbo-quickstart.db"
+    first = run_bounded(command, TIMEOUT_SECONDS, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert database.is_file() and f"in {database}" in first.stdout, first.stdout
+    assert "resuming" not in first.stdout and "(trial #" in first.stdout and " of 3)" in first.stdout
+    second = run_bounded(command, TIMEOUT_SECONDS, cwd=tmp_path)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "resuming the stored study: 3 trials already, adding 3" in second.stdout, second.stdout
+    assert " of 6)" in second.stdout
+    fresh = run_bounded([*command, "--fresh"], TIMEOUT_SECONDS, cwd=tmp_path)
+    assert fresh.returncode == 0, fresh.stderr[-3000:]
+    assert "resuming" not in fresh.stdout and " of 3)" in fresh.stdout, fresh.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["vpbo-quickstart.db"]  # nothing else written
