@@ -269,6 +269,36 @@ def test_report_command_writes_tables_and_figures(
     assert "top5_arm_pulls.png" not in text  # one problem only
 
 
+def test_report_defaults_write_under_out_and_read_the_runs(
+    results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Given only --problems, --samplers and --out, run from another folder: every file it writes
+    is under --out (the figures in <out>/figures), and its checkpoints are the trials the runs
+    reach (25, 50 and their last, 54), with a value in every cell."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    before = set(tmp_path.rglob("*"))
+    main(["report", "--problems", "func2c", "--samplers", "greedy,cycling", "--out", str(results)])
+    lines = capsys.readouterr().out.splitlines()
+    written = set(tmp_path.rglob("*")) - before
+    assert written and all(path.is_relative_to(results) for path in written), sorted(written)
+    assert (results / "figures" / "func2c_best.png").stat().st_size > 0
+    header = next(line for line in lines if line.startswith("| problem (metric) |"))
+    assert header.endswith("| t=25 (trial 25) | t=50 (trial 50) | t=54 (trial 54) |"), header
+    rows = [line for line in lines if line.startswith("| func2c (simple regret) |")]
+    assert len(rows) >= 2 and not any(" - |" in row for row in rows), rows
+
+
+def test_default_checkpoints_follow_the_longest_run(func2c_runs: report.ProblemRuns) -> None:
+    assert report.default_checkpoints([func2c_runs]) == [25, 50, N_TRIALS]
+    assert report.default_checkpoints([func2c_runs], n_init=N_INIT) == [25, N_POST]
+    longer = dataclasses.replace(func2c_runs, runs={"greedy": [{"values": [[0.0]] * 224}]})
+    assert report.default_checkpoints([longer]) == [25, 50, 100, 200, 224]
+    assert report.default_checkpoints([longer], n_init=24) == [25, 50, 100, 200]  # the paper's T = 200
+    assert report.default_checkpoints([longer], n_init=224) == []
+
+
 def test_report_name_keeps_the_main_report(results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     main([
         "report", "--problems", "func2c", "--samplers", "greedy", "--out", str(results),

@@ -34,7 +34,7 @@ from vpbo_benchmarks.hypervolume import hypervolume_table
 from vpbo_benchmarks.oracle import ORACLE
 from vpbo_benchmarks.plots import SMOOTH_WINDOW, write_figures
 from vpbo_benchmarks.registry import GROUPS, PROBLEM_NAMES, expand_groups
-from vpbo_benchmarks.report import CHECKPOINTS, N_INIT, REPORT_NAME, collect, write_report
+from vpbo_benchmarks.report import REPORT_NAME, collect, default_checkpoints, write_report
 from vpbo_benchmarks.runner import run
 from vpbo_benchmarks.samplers import SAMPLER_FACTORIES
 
@@ -186,14 +186,23 @@ def run_benchmarks(args: argparse.Namespace) -> None:
 
 
 def add_report(commands: Subcommands) -> dict[str, Handler]:
-    parser = commands.add_parser("report", help="full Markdown report and figures of stored runs")
+    parser = commands.add_parser(
+        "report", help="full Markdown report and figures of stored runs, written under --out",
+        description="Tables of the stored runs of --out into <out>/REPORT.md (printed too) and their figures into "
+        "<out>/figures; nothing is written outside --out unless --figures says so.",
+    )
     add_problems_samplers_out(parser)
     parser.add_argument(
-        "--checkpoints", type=integers, default=list(CHECKPOINTS),
-        help="iterations after the initial design (t = trial - n-init) for the regret table",
+        "--checkpoints", type=integers, default=None,
+        help="iterations after the initial design (t = trial - n-init) for the tables; default: 25, 50, 100, 200, "
+        "... as far as the longest run goes, and its last trial",
     )
-    parser.add_argument("--n-init", type=int, default=N_INIT, help="trials of the initial design")
-    parser.add_argument("--figures", type=Path, default=DEFAULT_FIGURES, help="folder of the PNG figures")
+    parser.add_argument(
+        "--n-init", type=int, default=0,
+        help="trials counted as the initial design, before iteration 1 (default 0: iterations are trial numbers; "
+        "the paper's protocol: 24)",
+    )
+    parser.add_argument("--figures", type=Path, default=None, help="folder of the PNG figures (default <out>/figures)")
     parser.add_argument("--window", type=int, default=SMOOTH_WINDOW, help="smoothing window (iterations)")
     parser.add_argument("--seeds", type=int, default=None, help="only seeds 0 .. N-1 (default: all stored)")
     parser.add_argument("--report-name", default=REPORT_NAME, help="file name of the Markdown report in --out (e.g. ABLATION.md)")
@@ -201,11 +210,13 @@ def add_report(commands: Subcommands) -> dict[str, Handler]:
 
 
 def report(args: argparse.Namespace) -> None:
-    """Tables into <out>/REPORT.md (printed too) and the figures into --figures."""
+    """Tables into <out>/REPORT.md (printed too) and the figures into --figures (<out>/figures)."""
     notes: list[str] = []
     collected = collect(args.out, args.problems, args.samplers, notes, args.seeds)
-    figures = write_figures(collected, args.figures, args.samplers, notes, args.n_init, args.window)
-    print(write_report(args.out / args.report_name, collected, args.samplers, args.checkpoints, figures, notes, args.n_init))
+    checkpoints = default_checkpoints(collected, args.n_init) if args.checkpoints is None else args.checkpoints
+    figures_folder = args.out / "figures" if args.figures is None else args.figures
+    figures = write_figures(collected, figures_folder, args.samplers, notes, args.n_init, args.window)
+    print(write_report(args.out / args.report_name, collected, args.samplers, checkpoints, figures, notes, args.n_init))
 
 
 def add_hypervolume(commands: Subcommands) -> dict[str, Handler]:

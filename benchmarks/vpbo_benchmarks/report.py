@@ -33,7 +33,10 @@ from vpbo_benchmarks.records import load_problem, records_path
 from vpbo_benchmarks.registry import get_problem
 
 N_INIT = 24  # the paper's initial design: 24 trials before iteration 1
-CHECKPOINTS = (50, 100, 200)  # iterations after the initial design
+CHECKPOINTS = (50, 100, 200)  # iterations after the paper's initial design (its T = 200)
+# The report command's default checkpoints: these trial counts, as far as the runs go, and the
+# length of the longest run (see default_checkpoints).
+CHECKPOINT_LADDER = (25, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
 REPORT_NAME = "REPORT.md"
 REFERENCE_SAMPLER = "vpbo"  # the sampler the comparison table sets against every other
 MAX_SIGNIFICANT_DIGITS = 10
@@ -121,6 +124,18 @@ def trace(record: Record, problem: Problem) -> np.ndarray:
 
 def metric_name(problem: Problem) -> str:
     return "simple regret" if problem.optimum is not None else "best value"
+
+
+def default_checkpoints(collected: Sequence[ProblemRuns], n_init: int = 0) -> list[int]:
+    """The checkpoints (iterations after ``n_init``) that the given runs reach: the trial counts
+    of CHECKPOINT_LADDER below the longest run's end, then that end (a 50-trial run: 25 and 50;
+    the paper's 224: 25, 50, 100, 200 and 224); none where no run goes past ``n_init``."""
+    longest = max(
+        (len(r["values"]) for entry in collected for runs in [*entry.runs.values(), entry.oracle] for r in runs),
+        default=0,
+    )
+    last = longest - n_init
+    return [*(c for c in CHECKPOINT_LADDER if c < last), last] if last > 0 else []
 
 
 def iterations(n_trials: int, n_init: int) -> np.ndarray:
@@ -306,15 +321,20 @@ def write_report(
     """Write the Markdown report to ``path`` and return it: the tables, links to ``figures``
     (path, caption) and the ``notes``."""
     last = n_init + max(checkpoints, default=0)
+    counting = (
+        f"Iteration t = trial - {n_init}: t = 1 is the first trial after the {n_init}-trial initial design "
+        f"(t = {max(checkpoints, default=0)} is trial {last})."
+        if n_init
+        else "Iteration t = the trial number, counted from 1 (the initial design included)."
+    )
     sections = [
         "# Benchmark report",
         "",
-        f"Iteration t = trial - {n_init}: t = 1 is the first trial after the {n_init}-trial initial design "
-        f"(t = {max(checkpoints, default=0)} is trial {last}). Metric: simple regret of the best-so-far value "
+        f"{counting} Metric: simple regret of the best-so-far value "
         "where the optimum is known, else the best-so-far value; first objective of multi-objective problems. "
         "Mean ± standard error over seeds.",
         "",
-        "## Simple regret (or best value) after the initial design",
+        "## Simple regret (or best value) at the checkpoints",
         "",
         regret_table(collected, checkpoints, n_init),
         "",
