@@ -9,14 +9,18 @@ phase "proposals"), no warning from optuna_vpbo's loggers, and for Ray a saved s
 restored in a fresh process, suggests what the original suggested.
 
 Tier ``clients`` (with slow and e2e): the clients are not in the test extra. `.ci/clients.sh`
-installs them in an environment of their own and runs ``pytest -m clients tests/test_clients.py``;
-without a client its tests skip.
+installs them in an environment of their own, with the install lines of docs/other-tools.md, and
+runs ``pytest -m clients tests/test_clients.py`` (VPBO_REQUIRE_CLIENTS=1: a missing client fails);
+elsewhere, without a client its tests skip.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
+import importlib.util
 import json
+import os
 import pickle
 import re
 import sys
@@ -57,6 +61,14 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 """
 
 
+def need(module: str) -> ModuleType:
+    """The client's module; without it the test skips, unless VPBO_REQUIRE_CLIENTS=1 (.ci/clients.sh,
+    where a missing client is a broken install line): then it fails."""
+    if os.environ.get("VPBO_REQUIRE_CLIENTS") == "1":
+        return importlib.import_module(module)
+    return pytest.importorskip(module)
+
+
 def run_example(script: Path, args: Sequence[str], cwd: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
     """Run ``script`` with ``args`` from ``cwd``; fail on a non-zero exit or a warning of
     optuna_vpbo's loggers. Returns the standard output and error."""
@@ -95,7 +107,7 @@ def test_every_client_example_exists() -> None:
 
 
 def test_ray_tune(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("ray.tune")
+    need("ray.tune")
     n_trials = 24
     folder = tmp_path / "ray"
     script = EXAMPLES / "ray_tune.py"
@@ -130,8 +142,6 @@ def test_ray_tune(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _load_module(path: Path) -> ModuleType:
-    import importlib.util
-
     spec = importlib.util.spec_from_file_location(f"example_{path.stem}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -140,8 +150,8 @@ def _load_module(path: Path) -> ModuleType:
 
 
 def test_hydra_sweeper(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("hydra")
-    pytest.importorskip("hydra_plugins.hydra_optuna_sweeper")
+    need("hydra")
+    need("hydra_plugins.hydra_optuna_sweeper")
     n_trials = 22
     storage = f"sqlite:///{tmp_path / 'hydra.db'}"
     out, _ = run_example(
@@ -162,8 +172,8 @@ def test_hydra_sweeper(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_search_cv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("optuna_integration")
-    pytest.importorskip("sklearn")
+    need("optuna_integration")
+    need("sklearn")
     n_trials = 24
     storage = f"sqlite:///{tmp_path / 'search-cv.db'}"
     out, _ = run_example(EXAMPLES / "search_cv.py", ["--trials", str(n_trials), "--storage", storage], tmp_path, monkeypatch)
@@ -176,9 +186,9 @@ def test_search_cv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_mlflow_callback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("optuna_integration")
-    mlflow = pytest.importorskip("mlflow")
-    pytest.importorskip("sklearn")
+    need("optuna_integration")
+    mlflow = need("mlflow")
+    need("sklearn")
     n_trials = 22
     folder = tmp_path / "mlflow"
     # The trap of docs/other-tools.md: without this variable MLflow 3 refuses a file store; the
