@@ -119,16 +119,24 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
 
 
 def add_list(commands: Subcommands) -> dict[str, Handler]:
-    parser = commands.add_parser("list", help="the problems (search space, optimum) and the samplers")
+    parser = commands.add_parser(
+        "list", help="the problems (search space, optimum) and the samplers",
+        description="The problems, their groups and the samplers. A problem's space is what "
+        f"{catalogue.PROBES} random trials of it show, as stored with the lab (--probe: run them now).",
+    )
     parser.add_argument(
         "--problems", type=names, default=list(PROBLEM_NAMES), help="only these problems (or groups, e.g. numeric)"
+    )
+    parser.add_argument(
+        "--probe", action="store_true",
+        help="probe each problem's space now rather than read the stored catalogue (seconds per problem)",
     )
     return {"list": list_problems_and_samplers}
 
 
 def list_problems_and_samplers(args: argparse.Namespace) -> None:
-    print("Problems (space from a few random probe trials):\n")
-    print("\n".join(catalogue.problem_lines(expand_groups(args.problems))))
+    print(f"Problems (space from {catalogue.PROBES} random probe trials):\n")
+    print("\n".join(catalogue.problem_lines(expand_groups(args.problems), probe=args.probe)))
     print("\nGroups (for --problems, and suite-report --half):\n")
     print("\n".join(f"{group}: {', '.join(members)}" for group, members in GROUPS.items()))
     print("\nSamplers:\n")
