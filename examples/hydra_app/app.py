@@ -6,7 +6,8 @@ for each job's overrides. The sampler is the config group option conf/hydra/swee
 chosen in conf/config.yaml's defaults list; the study is stored in ./vpbo-hydra.db and the jobs'
 folders in Hydra's ./multirun/. About 10 seconds at the default 20 trials.
 
-Install (the released plugin pins optuna<3; it runs with Optuna 4 and 5 without that pin):
+Install (the released plugin pins optuna<3, which would downgrade Optuna; without its
+dependencies it runs with Optuna 5):
 ``pip install hydra-core && pip install --no-deps hydra-optuna-sweeper``.
 
 Run: ``python examples/hydra_app/app.py --multirun [hydra.sweeper.n_trials=N] [hydra.sweeper.sampler.seed=S]``.
