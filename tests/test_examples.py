@@ -67,3 +67,18 @@ def test_the_quickstart_stores_its_study_in_the_current_folder_and_says_when_it_
     assert fresh.returncode == 0, fresh.stderr[-3000:]
     assert "resuming" not in fresh.stdout and " of 3)" in fresh.stdout, fresh.stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == ["vpbo-quickstart.db"]  # nothing else written
+
+
+@pytest.mark.slow
+@pytest.mark.e2e
+def test_the_dashboard_example_stores_its_study_in_the_current_folder_and_says_when_it_resumes(tmp_path: Path) -> None:
+    command = [sys.executable, str(EXAMPLES / "dashboard.py"), "--trials", "3"]
+    database = tmp_path / "vpbo-dashboard.db"
+    first = run_bounded(command, TIMEOUT_SECONDS, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert f"in {database}" in first.stdout and "resuming" not in first.stdout, first.stdout
+    second = run_bounded(command, TIMEOUT_SECONDS, cwd=tmp_path)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "resuming the stored study: 3 trials already, adding 3" in second.stdout, second.stdout
+    assert f"open the study: optuna-dashboard sqlite:///{database}" in second.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["vpbo-dashboard.db"]
