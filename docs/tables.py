@@ -82,7 +82,7 @@ def settings_table() -> str:
     defaults, paper = VPBOSettings(), VPBOSettings.paper()
     described = docstring_arguments(VPBOSettings.__doc__ or "", "Attributes")
     lines = ["| setting | default | `VPBOSettings.paper()` | meaning |", "|---|---|---|---|"]
-    for field in dataclasses.fields(VPBOSettings):
+    for field in (f for f in dataclasses.fields(VPBOSettings) if f.init):
         default, paper_value = getattr(defaults, field.name), getattr(paper, field.name)
         paper_cell = f"`{paper_value!r}`" if paper_value != default else ""
         meaning = _markdown(described.get(field.name, "-"))

@@ -4,7 +4,7 @@ Up to ``max_enumerated`` rows, all of them (the paper's Algorithm 1). Beyond, a 
 the cost bounded: a uniform sample, the rows of the best observed trials and, in a flat space,
 every combination one categorical change away from those (Hamming neighbours).
 
-A stalled study's exploring trials (``_stall``) propose only among the rows it has observed
+The search policy's ``least-observed`` move (``_search_policy``) proposes only among the rows it has observed
 least (``least_observed``).
 """
 

@@ -2,23 +2,20 @@
 ``"vpbo"`` and, where optuna-dashboard is installed, also as the trial's Markdown note.
 
 The diagnostics are a dict with the keys ``phase`` (``random``, ``mes`` or ``proposals``) and,
-once a GP is fitted, ``lambda``, ``noise`` and ``lengthscales`` (by numeric parameter name); in
-the ``proposals`` phase ``top_proposals``, the best value proposals, best first (each ``{"params":
-categorical values, "acquisition": value}``; the first is the chosen one), ``stalled`` (the
-trial proposed among the least observed combinations) and ``drawn`` (the numeric parameters the
-flat draw chose); a stalled study's trial that is its incumbent with one numeric parameter drawn
-has ``perturbed``, ``perturbed_parameter`` (that parameter's name) and no ``top_proposals``
-(``_stall``); a random trial after the initial design has ``interleaved`` (``_interleaving``). With log EHVI
-(several objectives) ``acquisition`` is ``"log EHVI"`` and the model is a list ``objectives`` of
-one ``{lambda, noise, lengthscales}`` per objective. Once a model is fitted, ``pruned_in_model``
-and ``failed_in_model`` count the pruned and failed trials it learnt from and, when some trial
+once a GP is fitted, ``lambda``, ``noise`` and ``lengthscales`` (by numeric parameter name). In
+the ``proposals`` phase, ``move`` is the search policy's move (``proposals``, ``least-observed`` or
+``perturbed-incumbent``) and ``move_reason`` why it was made, in a sentence; a value proposal's
+trial has ``top_proposals``, the best value proposals, best first (each ``{"params": categorical
+values, "acquisition": value}``; the first is the chosen one); a perturbed incumbent has
+``perturbed_parameter``, the numeric parameter drawn at random. With log EHVI (several
+objectives) ``acquisition`` is ``"log EHVI"`` and the model is a list ``objectives`` of one
+``{lambda, noise, lengthscales}`` per objective. Once a model is fitted, ``pruned_in_model`` and
+``failed_in_model`` count the pruned and failed trials it learnt from and, when some trial
 failed, ``p_success`` is the success model's probability that the chosen point does not fail
 (docs/pruning-and-failures.md). With one objective, ``prediction`` is the model's prediction of
 the trial's value at the suggested point (``{"mean", "sd"}`` in the objective's units, noise
-excluded; left out where it is not finite); a pruned trial gets ``pruned_final`` when it is pruned
-(from the sampler object that sampled it): its last step and the final value (mean, sd) that the
-model reads from its curve (``pruned_trials="curve-..."``). The note renders these as tables, so
-that optuna-dashboard shows why a trial was chosen (its note API: ``optuna_dashboard.save_note``).
+excluded; left out where it is not finite). The note renders these as tables, so that
+optuna-dashboard shows why a trial was chosen (its note API: ``optuna_dashboard.save_note``).
 """
 
 from __future__ import annotations
@@ -36,10 +33,15 @@ DIAGNOSTICS_KEY = "vpbo"  # the trial user attribute of the diagnostics
 DEFAULT_ACQUISITION = "log EI"  # single objective; the diagnostics name any other
 PHASE_TITLES = {
     "random": "random (initial design)",
-    "mes": "initial design: a random or least taken combination (`design_rows`), its numeric part by Max-value Entropy Search",
+    "mes": "initial design: a random combination, its numeric part by Max-value Entropy Search",
     "proposals": "value proposals",
 }
-INTERLEAVED_TITLE = "random (one trial in `random_interval` after the initial design)"
+# How the note names each move of the search policy.
+MOVE_TITLES = {
+    "proposals": "value proposals over every combination",
+    "least-observed": "value proposals over the least observed combinations",
+    "perturbed-incumbent": "the best trial with one numeric parameter drawn at random",
+}
 
 
 def record_diagnostics(study: Study, trial: FrozenTrial, diagnostics: dict[str, Any]) -> None:
@@ -101,16 +103,11 @@ def trial_states_markdown(diagnostics: Mapping[str, Any]) -> list[str]:
 
 
 def prediction_markdown(diagnostics: Mapping[str, Any]) -> list[str]:
-    """The model's prediction of this trial's value and, for a pruned trial, the final value the
-    model reads from its curve."""
+    """The model's prediction of this trial's value."""
     lines = []
     if "prediction" in diagnostics:
         p = diagnostics["prediction"]
         lines += ["", f"**Predicted value** (the model, at this point): {_cell(p['mean'])} ± {_cell(p['sd'])}"]
-    if "pruned_final" in diagnostics:
-        p = diagnostics["pruned_final"]
-        lines += ["", f"**Pruned at step {p['step']}**; the model reads its final value as {_cell(p['mean'])} ± {_cell(p['sd'])} "
-                  "(from the complete trials' curves when it was pruned)"]
     return lines
 
 
@@ -118,12 +115,12 @@ def diagnostics_markdown(diagnostics: Mapping[str, Any]) -> str:
     """The Markdown note of one trial's diagnostics (see the module docstring for the keys)."""
     phase = diagnostics.get("phase", "?")
     acquisition = diagnostics.get("acquisition", DEFAULT_ACQUISITION)
-    title = INTERLEAVED_TITLE if diagnostics.get("interleaved") else PHASE_TITLES.get(phase, phase)
-    lines = ["## VPBOSampler", "", f"**Phase**: {title}"]
-    if diagnostics.get("perturbed"):
+    lines = ["## VPBOSampler", "", f"**Phase**: {PHASE_TITLES.get(phase, phase)}"]
+    if "move" in diagnostics:
+        move = MOVE_TITLES.get(diagnostics["move"], diagnostics["move"])
         drawn = diagnostics.get("perturbed_parameter")
-        which = f"`{drawn}`" if drawn else "one numeric parameter"
-        lines += ["", f"The study is stalled: this trial is its best trial with {which} drawn at random."]
+        move += f" (`{drawn}`)" if drawn else ""
+        lines += ["", f"**Move**: {move}; {diagnostics.get('move_reason', '')}"]
     top = diagnostics.get("top_proposals")
     if top:
         lines += ["", f"**Top value proposals** ({acquisition} of each categorical combination, best first)", ""]
@@ -139,8 +136,6 @@ def diagnostics_markdown(diagnostics: Mapping[str, Any]) -> str:
         models, labels = [], []
     if models:
         lines += ["", "**Fitted GP model**", ""] + model_markdown(models, labels)
-    elif diagnostics.get("interleaved"):
-        lines += ["", "The parameters come from the independent sampler (`_interleaving`)."]
     elif phase == "random":
         lines += ["", "No model yet: the parameters come from the independent sampler."]
     return "\n".join(lines) + "\n"

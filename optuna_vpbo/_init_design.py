@@ -16,11 +16,6 @@ from optuna_vpbo._tree_encoder import INACTIVE_FILL, TreeEncoder
 N_MAX_VALUE_POINTS = 1000
 # Samples of the maximum value (BoTorch's default).
 N_MAX_VALUE_SAMPLES = 10
-# How the second half of the design chooses its categorical rows: "random" (the paper's), or
-# "balanced": the row whose values the study has taken least often, among random draws.
-DESIGN_ROWS = ("random", "balanced")
-# Random rows among which a balanced design row is chosen.
-N_BALANCED_ROW_DRAWS = 64
 
 
 def random_points(encoder: TreeEncoder, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -29,18 +24,6 @@ def random_points(encoder: TreeEncoder, count: int, rng: np.random.Generator) ->
     x = rng.random((count, encoder.n_numeric))
     x[~encoder.numeric_masks(h)] = INACTIVE_FILL
     return h, x
-
-
-def design_row(encoder: TreeEncoder, taken: np.ndarray, rng: np.random.Generator, balanced: bool) -> np.ndarray:
-    """A row (k,) of the design's second half: random, or ``balanced``: among
-    ``N_BALANCED_ROW_DRAWS`` random rows the one whose categorical values occur least often in the
-    ``taken`` rows (the sum over the categoricals of each value's count; the first on a tie), so
-    that a short design still sees every value of a small categorical."""
-    rows = encoder.random_rows(N_BALANCED_ROW_DRAWS if balanced else 1, rng)
-    if not balanced or len(taken) == 0:
-        return rows[0]
-    counts = (rows[:, None, :] == taken[None, :, :]).sum(axis=(1, 2))
-    return rows[int(np.argmin(counts))]
 
 
 def max_value_samples(

@@ -157,16 +157,3 @@ def predicted_value(model: ObjectiveModel, h_row: np.ndarray, x: np.ndarray) -> 
 def best_feasible_target(model: ObjectiveModel, feasible: np.ndarray) -> float | None:
     """The incumbent's target: the highest target of a ``feasible`` row (None: none is)."""
     return float(model.targets[feasible].max()) if feasible.any() else None
-
-
-def improvement_z(model: ObjectiveModel, feasible: np.ndarray, h_row: np.ndarray, x: np.ndarray) -> float | None:
-    """How many of the GP's standard deviations (noise excluded) its mean at one point lies above
-    the best feasible target: the standardised improvement that log EI and the probability of
-    improvement are functions of. None when nothing is feasible or the variance vanished."""
-    best = best_feasible_target(model, feasible)
-    if best is None:
-        return None
-    mean, variance = model.gp.predict(h_row.reshape(1, -1), x.reshape(1, -1))
-    sd = math.sqrt(max(float(variance[0]), 0.0))
-    z = (float(mean[0]) - best) / sd if sd > 0.0 else math.nan
-    return z if math.isfinite(z) else None

@@ -7,10 +7,7 @@ scrambled Sobol candidates, seen on the row's active numeric dimensions (the oth
 encoder's fill). Rows that use the same numeric dimensions share one native ``value_proposals``
 call. The row with the best proposal is chosen on the candidates alone, so that every proposal
 is measured the same way; then x is refined within the chosen row by L-BFGS-B on its active
-dimensions, as Optuna's GPSampler refines its best candidates (``optuna/_gp/optim_mixed.py``),
-and, optionally, by a line search over the grid of each int or stepped dimension in turn (the
-rounded optimum of the relaxation is not the best grid point of a tilted or ridged acquisition;
-GPSampler searches its discrete dimensions on their grids as well).
+dimensions, as Optuna's GPSampler refines its best candidates (``optuna/_gp/optim_mixed.py``).
 """
 
 from __future__ import annotations
@@ -19,7 +16,7 @@ import dataclasses
 import math
 import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import numpy as np
 import scipy.optimize
@@ -29,12 +26,6 @@ from optuna_vpbo import _core
 from optuna_vpbo._combinations import hamming_neighbours, unique_rows
 
 MAX_REFINE_ITERATIONS = 50
-# The discrete line search: a dimension with at most this many grid points is searched on all of
-# them; a larger grid on this many spread evenly plus the nearest N_LINE_NEIGHBOURS on each side
-# of the current value. Sweeps over the dimensions stop when one changes nothing.
-MAX_LINE_POINTS = 64
-N_LINE_NEIGHBOURS = 8
-MAX_LINE_SWEEPS = 3
 # Encoded points closer than this in every coordinate are the same trial.
 SAME_POINT = 1e-12
 # Screening of large combination sets (beyond the exhaustive regime): every combination is first
@@ -144,49 +135,6 @@ def refine(
     return (x, value) if value > value0 else (x0, value0)
 
 
-def line_points(grid: np.ndarray, current: float) -> np.ndarray:
-    """The grid values (encoded, increasing) a line search tries in one dimension: every one of
-    a small grid; of a large one ``MAX_LINE_POINTS`` spread evenly and the ``N_LINE_NEIGHBOURS``
-    nearest on each side of ``current``."""
-    if len(grid) <= MAX_LINE_POINTS:
-        return grid
-    spread = np.linspace(0, len(grid) - 1, MAX_LINE_POINTS).round().astype(np.int64)
-    at = int(np.searchsorted(grid, current))
-    near = np.arange(max(at - N_LINE_NEIGHBOURS, 0), min(at + N_LINE_NEIGHBOURS, len(grid)))
-    return grid[np.union1d(spread, near)]
-
-
-def line_search(
-    acquisition: _core.Acquisition,
-    row: np.ndarray,
-    x: np.ndarray,
-    value: float,
-    dims: Sequence[int] | np.ndarray,
-    grids: Sequence[np.ndarray | None],
-    blocked: Blocked | None = None,
-) -> tuple[np.ndarray, float]:
-    """Coordinate ascent of the acquisition over the grids of the discrete dimensions ``dims``
-    of x (``grids[j]`` None: continuous, skipped), the row fixed: each dimension in turn moves to
-    its best grid value (``line_points``) that is not ``blocked``, while that beats ``value``."""
-    searched = [(int(j), grid) for j in dims if (grid := grids[j]) is not None and len(grid) > 1]
-    h = row.reshape(1, -1).astype(np.int32)
-    for _ in range(MAX_LINE_SWEEPS if searched else 0):
-        moved = False
-        for j, grid in searched:
-            values_j = line_points(grid, x[j])
-            points = np.repeat(x.reshape(1, -1), len(values_j), axis=0)
-            points[:, j] = values_j
-            scores = np.asarray(acquisition.evaluate(np.repeat(h, len(points), axis=0), points), dtype=np.float64)
-            if blocked is not None:
-                scores[blocked(row, points)] = -math.inf
-            best = int(np.argmax(scores))
-            if scores[best] > value:
-                x, value, moved = points[best].copy(), float(scores[best]), True
-        if not moved:
-            break
-    return x, value
-
-
 def screen(acquisition: _core.Acquisition, rows: np.ndarray, candidates: np.ndarray, n_levels: np.ndarray) -> np.ndarray:
     """A shortlist of a large flat set of combinations for the full value proposals.
 
@@ -231,15 +179,12 @@ def propose(
     snap: Snap,
     n_ranking: int,
     repeats: Repeats | None = None,
-    grids: Sequence[np.ndarray | None] | None = None,
 ) -> Proposal:
     """Value proposals for all ``rows`` (C x k, with numeric masks C x d), the chosen row and its
     point, refined from ``starts`` (see the module docstring). Ties go to the earlier row.
     A refined point that is already evaluated or pending is not taken: a refinement that
     cannot leave an observed start would propose it again. Nor is a point that ``repeats`` a
-    pruned or failed trial, while some row has a candidate that does not. With ``grids`` (the
-    encoder's ``grid_units``) each refined point is line-searched on the grids of its discrete
-    dimensions, among the points neither taken nor repeating."""
+    pruned or failed trial, while some row has a candidate that does not."""
     values, best_x = proposal_values(acquisition, rows, masks, candidates, snap)
     if repeats is not None and len(repeats):
         values, best_x = _without_repeats(acquisition, rows, masks, candidates, snap, repeats, (values, best_x))
@@ -253,8 +198,6 @@ def propose(
         blocked = blocked_points(starts.taken_h, starts.taken_x, repeats)
         for x0 in [x, *starts.observed_x[same_row][: starts.n_observed]]:
             x_refined, value_refined = refine(acquisition, row, x0, active, snap)
-            if grids is not None:
-                x_refined, value_refined = line_search(acquisition, row, x_refined, value_refined, active, grids, blocked)
             repeated = bool(blocked(row, x_refined.reshape(1, -1))[0])
             if value_refined > value and not repeated:
                 x, value = x_refined, value_refined

@@ -1,4 +1,4 @@
-"""When a complete configuration may be evaluated again (issue 27, "no wasted repeats").
+"""When a complete configuration may be evaluated again.
 
 On a deterministic objective a repeated configuration teaches nothing: its value is known. A
 GP whose fitted noise is above its floor still gives an observed point a small positive
@@ -23,7 +23,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-COMPLETE_REPEATS = ("allowed", "when-noisy")
 # The share of the fitted variance that is noise at and above which a repeat may pay.
 NOISY_FRACTION = 0.1
 # Values of one configuration closer than this (relative to their magnitude, at least 1) are equal.

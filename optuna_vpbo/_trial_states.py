@@ -25,13 +25,10 @@ import math
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-from optuna.pruners import BasePruner
 from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
-from optuna_vpbo._curves import step_to_final_map
-from optuna_vpbo._optuna_compat import get_trials, set_trial_system_attr
-from optuna_vpbo._pruner_bars import PrunerBars
+from optuna_vpbo._optuna_compat import set_trial_system_attr
 from optuna_vpbo._stored import OBJECTIVE_FAILURE_KEY as OBJECTIVE_FAILURE_KEY
 from optuna_vpbo._stored import objective_failure_mark, retried_trial
 
@@ -41,11 +38,6 @@ from optuna_vpbo._stored import objective_failure_mark, retried_trial
 # a pessimistic value that lowers the acquisition where trials fail without flattening the best
 # basin beside them (docs/decisions.md, "Pruned and failed trials").
 FAILED_VALUE_QUANTILE = 0.75
-# "impute": one pessimistic value per pruned trial (issue 20, pinned by the lab's vpbo-v2);
-# "curve-<map>[-bound]": the curve's prediction with its variance (``_curves``; issue 28).
-CURVE_MODES = ("curve-linear", "curve-rank", "curve-linear-bound", "curve-rank-bound")
-PRUNED_TRIALS = ("ignore", "impute", *CURVE_MODES)
-FAILED_TRIALS = ("ignore", "impute", "classify", "both")
 # Least complete trials at one step for a least-squares step-to-final fit (else a median offset).
 MIN_PEERS_FOR_FIT = 3
 # Success labels as constraint values: <= 0 is a success, so log P(success) is log P(feasible).
@@ -104,49 +96,6 @@ def impute_pruned_values(complete: Sequence[FrozenTrial], pruned: Sequence[Froze
     return sign * losses
 
 
-@dataclasses.dataclass(frozen=True)
-class PrunedEvidence:
-    """What the pruned trials say about their final values (in the study's direction): a
-    predictive mean and variance each (``_curves``)."""
-
-    values: np.ndarray
-    variances: np.ndarray
-
-
-def pruned_evidence(
-    complete: Sequence[FrozenTrial],
-    pruned: Sequence[FrozenTrial],
-    direction: StudyDirection,
-    mode: str,
-    pruner: BasePruner | None = None,
-    trials: Sequence[FrozenTrial] = (),
-) -> PrunedEvidence:
-    """The predictive final value of each ``pruned`` trial from its curve (``mode`` one of
-    ``CURVE_MODES``): its last value mapped by the complete trials that reported at the same
-    step; with ``-bound``, truncated at the image of the bar that pruned it (``pruner_bar``, from
-    ``pruner`` and all ``trials``). The mean is never worse than the worst complete value. A trial
-    pruned before any report takes the worst complete value with the complete values' variance.
-    Empty without a finite complete value. An unknown ``mode`` raises ValueError."""
-    if mode not in CURVE_MODES:
-        raise ValueError(f"Unknown curve mode {mode!r}; choose from {CURVE_MODES}.")
-    sign, finals = _losses(complete, direction)
-    finite = finals[np.isfinite(finals)]
-    if not len(pruned) or not len(finite):
-        return PrunedEvidence(np.zeros(0), np.zeros(0))
-    method, bounded = mode.split("-")[1], mode.endswith("-bound")
-    worst = float(finite.max())
-    means, variances = np.full(len(pruned), worst), np.full(len(pruned), _wide_variance(finite, np.zeros(0)))
-    bars = PrunerBars(pruner, trials, direction) if bounded else None
-    for step, members in _by_last_step(pruned).items():
-        cohort = np.array([sign * t.intermediate_values[step] for t in trials if step in t.intermediate_values])
-        predict = step_to_final_map(_peer_pairs(complete, finals, step, sign), method, _wide_variance(finite, cohort))
-        for i in members:
-            bar = bars(pruned[i]) if bars is not None else math.nan
-            bound = sign * bar if math.isfinite(bar) else None
-            means[i], variances[i] = predict(sign * pruned[i].intermediate_values[step], bound)
-    return PrunedEvidence(sign * np.minimum(means, worst), variances)
-
-
 def _by_last_step(pruned: Sequence[FrozenTrial]) -> dict[int, list[int]]:
     """The indices of the pruned trials by their last step (those with a finite last value)."""
     by_step: dict[int, list[int]] = {}
@@ -155,37 +104,6 @@ def _by_last_step(pruned: Sequence[FrozenTrial]) -> dict[int, list[int]]:
         if step is not None and math.isfinite(trial.intermediate_values[step]):
             by_step.setdefault(step, []).append(i)
     return by_step
-
-
-def pruned_prediction(study: Study, trial: FrozenTrial, mode: str) -> dict[str, float] | None:
-    """What the model will read from ``trial``, being pruned now (single objective, a curve
-    ``mode``): its last step and the predicted final value's mean and standard deviation from the
-    complete trials so far; None where the study has none or several objectives."""
-    if len(study.directions) != 1 or mode not in CURVE_MODES or trial.last_step is None:
-        return None
-    trials = get_trials(study, None, use_cache=False)
-    complete = [t for t in trials if t.state == TrialState.COMPLETE]
-    evidence = pruned_evidence(complete, [trial], study.direction, mode, study.pruner, trials)
-    if not len(evidence.values):
-        return None
-    return {"step": trial.last_step, "mean": float(f"{evidence.values[0]:.6g}"),
-            "sd": float(f"{math.sqrt(evidence.variances[0]):.3g}")}
-
-
-def _peer_pairs(complete: Sequence[FrozenTrial], finals: np.ndarray, step: int, sign: float) -> np.ndarray:
-    """(loss at ``step``, final loss) of the complete trials that reported a finite value there."""
-    pairs = [(sign * t.intermediate_values[step], f) for t, f in zip(complete, finals) if step in t.intermediate_values]
-    finite = [(v, f) for v, f in pairs if math.isfinite(v) and math.isfinite(f)]
-    return np.array(finite, dtype=float).reshape(-1, 2)
-
-
-def _wide_variance(finals: np.ndarray, cohort: np.ndarray) -> float:
-    """The variance of a prediction without enough peers: the larger of the complete values'
-    variance and that of every trial's value at the step (nothing known of the final value but
-    the scale of what was seen); 1 where both are 0."""
-    cohort = cohort[np.isfinite(cohort)]
-    variance = max(float(finals.var()), float(cohort.var()) if len(cohort) else 0.0)
-    return variance if variance > 0 else 1.0
 
 
 def impute_failed_values(complete: Sequence[FrozenTrial], n_failed: int, direction: StudyDirection) -> np.ndarray:

@@ -16,10 +16,11 @@ from optuna.trial import FrozenTrial, TrialState
 from optuna_vpbo import _blas_threads, _core, _optuna_compat, _pending
 from optuna_vpbo._diagnostics import record_diagnostics
 from optuna_vpbo._independent_sampling import fallback_reason
-from optuna_vpbo._pipeline import TrialPipeline, tree_states
+from optuna_vpbo._observations import tree_states
+from optuna_vpbo._pipeline import TrialPipeline
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import PRESETS, VPBOSettings
-from optuna_vpbo._trial_states import mark_objective_failure, pruned_prediction
+from optuna_vpbo._trial_states import mark_objective_failure
 
 _logger = optuna.logging.get_logger(__name__)
 # What the model honestly cannot do (a kernel matrix that cannot be factorised): the trial then
@@ -107,9 +108,6 @@ class VPBOSampler(BaseSampler):
         self._record_proposals = record_proposals
         # The diagnostics recorded for each running trial, by (study name, trial number).
         self._recorded: dict[tuple[str, int], dict[str, Any]] = {}
-        # The running trials that the pipeline left to the independent sampler on purpose
-        # (``_interleaving``): no fallback warning for their parameters.
-        self._random_trials: set[tuple[str, int]] = set()
         self._base_seed = seed_entropy(seed)
         self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
         self._warn_independent_sampling = warn_independent_sampling
@@ -120,9 +118,9 @@ class VPBOSampler(BaseSampler):
                 "`optuna.trial.Trial.set_constraint` instead.",
                 FutureWarning,
             )
-        # Pruned trials shape the space as they shape the tree (``_pipeline.tree_states``).
+        # Pruned trials shape the space as they shape the tree (``_observations.tree_states``).
         self._intersection_search_space = optuna.search_space.IntersectionSearchSpace(
-            include_pruned=TrialState.PRUNED in tree_states(self._settings)
+            include_pruned=TrialState.PRUNED in tree_states(self._settings.pruned_trials)
         )
         self._pipeline = TrialPipeline(self._settings)
         self._lock = threading.Lock()
@@ -137,7 +135,6 @@ class VPBOSampler(BaseSampler):
         state = self.__dict__.copy()
         del state["_lock"]
         state["_recorded"] = {}  # the running trials of this process only
-        state["_random_trials"] = set()
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -152,7 +149,7 @@ class VPBOSampler(BaseSampler):
         intersection = {
             name: dist for name, dist in self._intersection_search_space.calculate(study).items() if not dist.single()
         }
-        tree = infer_search_tree(_optuna_compat.get_trials(study, tree_states(self._settings), use_cache=True))
+        tree = infer_search_tree(_optuna_compat.get_trials(study, tree_states(self._settings.pruned_trials), use_cache=True))
         # Conditional parameters join the relative search space; each trial gets the parameters
         # of one leaf of the tree.
         return intersection if tree.is_flat else tree.distributions
@@ -182,8 +179,6 @@ class VPBOSampler(BaseSampler):
             _pending.publish(study, trial, suggestion.params)
         self._record(study, trial, suggestion.diagnostics)
         if not suggestion.params:
-            if suggestion.diagnostics.get("interleaved"):
-                self._random_trials.add((study.study_name, trial.number))
             return {}
         # Another worker may hold the same point (docs/many-workers.md): move on a clash.
         alternatives = [suggestion.alternative] if suggestion.alternative is not None else []
@@ -195,16 +190,6 @@ class VPBOSampler(BaseSampler):
             # Kept until after_trial, which adds to them: never read back from the storage.
             self._recorded[(study.study_name, trial.number)] = diagnostics
 
-    def _record_pruned_prediction(self, study: Study, trial: FrozenTrial, recorded: dict[str, Any] | None) -> None:
-        """Add to a pruned trial's diagnostics (``recorded``: those this sampler object wrote for
-        it; None: sampled elsewhere, left as they are) what the model reads from its curve: the
-        final value predicted when it was pruned (``pruned_final``)."""
-        if recorded is None:
-            return
-        prediction = pruned_prediction(study, trial, self._settings.pruned_trials)
-        if prediction is not None:
-            record_diagnostics(study, trial, {**recorded, "pruned_final": prediction})
-
     def sample_independent(
         self,
         study: Study,
@@ -215,7 +200,6 @@ class VPBOSampler(BaseSampler):
         if (
             self._warn_independent_sampling
             and not param_distribution.single()
-            and (study.study_name, trial.number) not in self._random_trials
             and _began_after_initial_design(study, trial, self._settings.n_startup_trials)
         ):
             _logger.warning(
@@ -242,10 +226,7 @@ class VPBOSampler(BaseSampler):
         if state == TrialState.FAIL:
             # Only failures that pass here are the configuration's (docs/pruning-and-failures.md).
             mark_objective_failure(study, trial)
-        recorded = self._recorded.pop((study.study_name, trial.number), None)
-        self._random_trials.discard((study.study_name, trial.number))
-        if state == TrialState.PRUNED and self._record_proposals:
-            self._record_pruned_prediction(study, trial, recorded)
+        self._recorded.pop((study.study_name, trial.number), None)
         if self._constraints_func is not None:
             _optuna_compat.process_constraints_after_trial(self._constraints_func, study, trial, state)
         self._independent_sampler.after_trial(study, trial, state, values)

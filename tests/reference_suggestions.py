@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 import optuna
 
-from optuna_vpbo import VPBOSampler, VPBOSettings
+from optuna_vpbo import VPBOSampler
 
 REFERENCE_FILE = pathlib.Path(__file__).with_name("data") / "reference_suggestions.json"
 N_TRIALS = 30
@@ -38,22 +38,9 @@ KERNELS = {
     "NPY_DISABLE_CPU_FEATURES": NUMPY_FEATURES_ABOVE_BASELINE,
 }
 
-# Issue 21's defaults (the lab's vpbo-v2), spelled out field by field so that a new default
-# cannot change what was recorded.
-V2_SETTINGS = VPBOSettings(
-    n_startup_trials=16, search_initialization=True, n_candidates=512, n_refine=3, discrete_line_search=False,
-    flat_dimensions="optimise", stall_perturbation=False, random_interval=0, design_rows="random",
-    refit_interval=10,
-    early_refits=True, hyperparameter_prior="dimension-scaled", stall_trials=10, stall_backoff=0, stall_coverage=0,
-    stall_tolerance=0.0,
-    perturbation_backoff=0, n_restarts=3,
-    max_enumerated_combinations=4096, output_transform="yeo-johnson", multi_objective="ehvi",
-    pruned_trials="impute", failed_trials="both", complete_repeats="allowed", complete_repeat_fraction=1e-4,
-)
 # The settings behind each recorded sampler; a name's settings never change (a new default gets
 # a new name).
 SAMPLERS: dict[str, Callable[[], VPBOSampler]] = {
-    "v2": lambda: VPBOSampler(seed=0, settings=V2_SETTINGS),
     # The defaults as they were recorded on 2026-12-01 (the lab's vpbo-v3): ``VPBOSampler()``'s
     # settings must keep giving these suggestions until a change of the defaults records them anew.
     "v3": lambda: VPBOSampler(seed=0),

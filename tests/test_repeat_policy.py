@@ -1,5 +1,5 @@
 """A complete configuration is proposed again only when the study shows a noisy objective
-(``optuna_vpbo._repeat_policy``, issue 27's "no wasted repeats")."""
+(``optuna_vpbo._repeat_policy``)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ import numpy as np
 import optuna
 import pytest
 
-from optuna_vpbo import VPBOSampler, VPBOSettings
+from optuna_vpbo import VPBOSampler, VPBOSettings, _observations
 from optuna_vpbo._proposals import Repeats
 from optuna_vpbo._repeat_policy import evaluated_twice_with_equal_values, fits_noise, may_repeat_complete
+from optuna_vpbo.search_space import SAME_VALUE_FRACTION
 
 
 def test_equal_values_of_a_repeated_configuration_say_deterministic() -> None:
@@ -116,15 +117,8 @@ def test_once_every_point_is_taken_a_repeat_is_made_and_named_in_the_diagnostics
     assert any(n is not None for n in named)
 
 
-def test_the_complete_trials_tolerance_is_validated_and_pinned_by_the_paper() -> None:
-    assert VPBOSettings().complete_repeat_fraction == 1e-9
-    assert VPBOSettings.paper().complete_repeat_fraction == 1e-4
-    bad_values: list[tuple[Any, type[Exception]]] = [
-        ("fine", TypeError), (True, TypeError), (-1e-9, ValueError), (1.0, ValueError), (math.nan, ValueError),
-    ]
-    for bad, error in bad_values:
-        with pytest.raises(error, match="complete_repeat_fraction"):
-            VPBOSettings(complete_repeat_fraction=bad)
+def test_the_complete_trials_tolerance_is_finer_in_a_flat_space() -> None:
+    assert (_observations.COMPLETE_REPEAT_FRACTION, SAME_VALUE_FRACTION) == (1e-9, 1e-4)
 
 
 def test_repeats_take_a_tolerance_per_point() -> None:
@@ -170,8 +164,10 @@ def _study(objective: Any, n_trials: int, **changes: Any) -> optuna.Study:
 
 def test_a_flat_space_refines_closer_to_a_complete_trial_than_a_conditional_one() -> None:
     """The refinement of a smooth optimum comes within 1e-4 of a complete trial in a flat space
-    (``complete_repeat_fraction``), not where the coarse tolerance holds: with the old fraction,
-    and in a conditional space (the stall safeguard's age, docs/decisions.md)."""
+    (``COMPLETE_REPEAT_FRACTION``), not where the coarse tolerance holds: with the coarse fraction,
+    and in a conditional space."""
     assert _closest_pair(_study(_bowl, 40), ["x", "y"]) < 1e-4
-    assert _closest_pair(_study(_bowl, 40, complete_repeat_fraction=1e-4), ["x", "y"]) >= 1e-4
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_observations, "COMPLETE_REPEAT_FRACTION", SAME_VALUE_FRACTION)
+        assert _closest_pair(_study(_bowl, 40), ["x", "y"]) >= 1e-4
     assert _closest_pair(_study(_two_bowls, 40), ["u_a", "u_b"]) >= 1e-4

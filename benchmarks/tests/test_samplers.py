@@ -11,7 +11,7 @@ from optuna.samplers import BaseSampler
 from optuna_vpbo import VPBOSampler, VPBOSettings
 from vpbo_benchmarks.oracle import default_oracle_sampler
 from vpbo_benchmarks.samplers import SAMPLER_FACTORIES, make_sampler
-from vpbo_benchmarks.vpbo_variants import REFERENCES, V1_SETTINGS, V2_SETTINGS, VARIANTS
+from vpbo_benchmarks.vpbo_variants import REFERENCES, STORED_ONLY, V3_SETTINGS, VARIANTS, reference_settings
 
 
 def vpbo_settings(sampler: BaseSampler) -> VPBOSettings:
@@ -19,23 +19,19 @@ def vpbo_settings(sampler: BaseSampler) -> VPBOSettings:
     return sampler.settings
 
 
-@pytest.mark.parametrize("reference", list(REFERENCES))
-def test_every_pinned_reference_spells_out_every_field(reference: str) -> None:
-    fields = {f.name for f in dataclasses.fields(VPBOSettings)}
-    assert set(REFERENCES[reference]) == fields
-    VPBOSettings(**REFERENCES[reference])  # valid settings
-
-
-def test_vpbo_v1_is_vpbo_v2_with_issue_13_s_design_and_no_stall_safeguard() -> None:
-    changed = {k for k in V2_SETTINGS if V1_SETTINGS[k] != V2_SETTINGS[k]}
-    assert changed == {"n_startup_trials", "stall_trials"}
-    assert (V1_SETTINGS["n_startup_trials"], V1_SETTINGS["stall_trials"]) == (10, 0)
+def test_the_pinned_reference_spells_out_every_field() -> None:
+    assert set(V3_SETTINGS) == {f.name for f in dataclasses.fields(VPBOSettings) if f.init}
+    assert VPBOSettings(**V3_SETTINGS) == reference_settings("v3")
 
 
 def test_the_paper_reference_is_the_paper_preset() -> None:
-    # The paper's algorithm must not change: a new field with a default that the preset does not
-    # set fails here (and the spelling test above).
-    assert VPBOSettings(**REFERENCES["paper"]) == VPBOSettings.paper()
+    assert reference_settings("paper") == VPBOSettings.paper() and reference_settings("paper").is_paper
+    assert set(REFERENCES) == {"v3", "paper"}
+
+
+def test_stored_only_names_are_not_samplers() -> None:
+    assert not set(STORED_ONLY) & set(SAMPLER_FACTORIES)
+    assert not set(STORED_ONLY) & set(VARIANTS)
 
 
 @pytest.mark.parametrize("name", [*VARIANTS, "vpbo-intersection"])
@@ -45,28 +41,30 @@ def test_every_named_variant_runs_its_pinned_settings(name: str) -> None:
     if name in VARIANTS:
         assert sampler.settings == VARIANTS[name].settings()
     else:
-        assert sampler.settings == VPBOSettings(**V2_SETTINGS)
+        assert sampler.settings == VPBOSettings(**V3_SETTINGS)
 
 
-def test_vpbo_is_what_a_user_gets_and_the_oracle_runs_vpbo_v2() -> None:
+def test_vpbo_is_what_a_user_gets_and_the_oracle_runs_vpbo_v3() -> None:
     assert vpbo_settings(make_sampler("vpbo", 0)) == VPBOSampler().settings
     oracle = default_oracle_sampler(0)
-    assert isinstance(oracle, VPBOSampler) and oracle.settings == VPBOSettings(**V2_SETTINGS)
+    assert isinstance(oracle, VPBOSampler) and oracle.settings == VPBOSettings(**V3_SETTINGS)
 
 
 def test_the_samplers_of_the_measured_and_not_adopted_settings_are_gone() -> None:
-    assert not {"vpbo-gpsampler-prior", "vpbo-relevance", "vpbo-local"} & set(SAMPLER_FACTORIES)
+    assert not {"vpbo-gpsampler-prior", "vpbo-relevance", "vpbo-local", "vpbo-interleaved", "vpbo-balanced"} & set(
+        SAMPLER_FACTORIES
+    )
 
 
 def test_benchmark_variants_spell_their_settings() -> None:
-    settings = vpbo_settings(make_sampler("vpbo:n_startup_trials=12+search_initialization=false+output_transform=standardize", 0))
-    assert (settings.n_startup_trials, settings.search_initialization, settings.output_transform) == (12, False, "standardize")
-    assert settings == VPBOSettings().replace(n_startup_trials=12, search_initialization=False, output_transform="standardize")
-    on_v1 = vpbo_settings(make_sampler("vpbo:preset=v1+stall_trials=5", 0))
-    assert on_v1 == VPBOSettings(**{**V1_SETTINGS, "stall_trials": 5})
+    settings = vpbo_settings(make_sampler("vpbo:n_startup_trials=12+output_transform=standardize", 0))
+    assert (settings.n_startup_trials, settings.output_transform) == (12, "standardize")
+    assert settings == VPBOSettings().replace(n_startup_trials=12, output_transform="standardize")
+    on_paper = vpbo_settings(make_sampler("vpbo:preset=paper+n_refine=3", 0))
+    assert on_paper == VPBOSettings.paper().replace(n_refine=3) and on_paper.is_paper
     with pytest.raises(ValueError, match="vpbo:key=value"):
         make_sampler("vpbo:n_startup_trials", 0)
     with pytest.raises(ValueError, match="Unknown preset"):
         make_sampler("vpbo:preset=v9", 0)
-    with pytest.raises(TypeError):
-        make_sampler("vpbo:no_such_setting=1", 0)
+    with pytest.raises(TypeError, match="no field stall_trials"):
+        make_sampler("vpbo:stall_trials=5", 0)

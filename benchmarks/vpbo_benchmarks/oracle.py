@@ -2,7 +2,7 @@
 
 For each categorical combination c, one study optimises the numeric part alone with the
 categoricals fixed (``PartialFixedSampler``), for the full number of trials and with its own GP:
-by default a ``VPBOSampler`` with ``vpbo-v2``'s pinned settings (:mod:`.vpbo_variants`), which on
+by default a ``VPBOSampler`` with ``vpbo-v3``'s pinned settings (:mod:`.vpbo_variants`), which on
 a space without categoricals is GP-EI (Matern ARD GP, log EI maximised over quasi-random
 candidates and refined by L-BFGS-B, an initial design of random and MES points). The Oracle's
 value after t trials is the best over the combinations of each run's best value after t trials:
@@ -31,11 +31,11 @@ import optuna
 from optuna.distributions import CategoricalDistribution
 from optuna.samplers import BaseSampler, PartialFixedSampler, RandomSampler
 
-from optuna_vpbo import VPBOSampler, VPBOSettings
+from optuna_vpbo import VPBOSampler
 from vpbo_benchmarks.problem import MINIMIZE, Problem
 from vpbo_benchmarks.registry import get_problem
 from vpbo_benchmarks.samplers import TimedSampler
-from vpbo_benchmarks.vpbo_variants import ORACLE_REFERENCE, REFERENCES
+from vpbo_benchmarks.vpbo_variants import ORACLE_REFERENCE, reference_settings
 
 ORACLE = "oracle"
 # One full BO run per combination: beyond this many the Oracle is not run.
@@ -43,7 +43,7 @@ MAX_ORACLE_COMBINATIONS = 256
 
 
 def default_oracle_sampler(seed: int) -> BaseSampler:
-    settings = VPBOSettings(**REFERENCES[ORACLE_REFERENCE])
+    settings = reference_settings(ORACLE_REFERENCE)
     return VPBOSampler(seed=seed, settings=settings, warn_independent_sampling=False)
 
 

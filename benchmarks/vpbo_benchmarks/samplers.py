@@ -14,11 +14,11 @@ from optuna.samplers import BaseSampler
 from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
-from optuna_vpbo import VPBOSampler, VPBOSettings
+from optuna_vpbo import VPBOSampler
 from vpbo_benchmarks.baselines import BASELINE_FACTORIES
 from vpbo_benchmarks.lazy import deferred
 from vpbo_benchmarks.peers import PEER_FACTORIES
-from vpbo_benchmarks.vpbo_variants import INTERSECTION_REFERENCE, REFERENCES, VARIANTS, Variant, variant_settings
+from vpbo_benchmarks.vpbo_variants import INTERSECTION_REFERENCE, VARIANTS, Variant, reference_settings, variant_settings
 
 
 def _gp_sampler(seed: int) -> BaseSampler:
@@ -34,10 +34,10 @@ def _pinned(variant: Variant) -> Callable[[int], BaseSampler]:
 class IntersectionVPBOSampler(VPBOSampler):
     """VPBO on the intersection search space alone, as before conditional search spaces were
     modelled: an ablation, in which parameters of one branch go to the independent sampler
-    (``vpbo-v2``'s settings)."""
+    (``vpbo-v3``'s settings)."""
 
     def __init__(self, seed: int) -> None:
-        settings = VPBOSettings(**REFERENCES[INTERSECTION_REFERENCE])
+        settings = reference_settings(INTERSECTION_REFERENCE)
         super().__init__(seed=seed, settings=settings, warn_independent_sampling=False)
         self._intersection = optuna.search_space.IntersectionSearchSpace()
 

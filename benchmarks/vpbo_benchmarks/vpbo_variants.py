@@ -1,95 +1,64 @@
 """The VPBO variants the lab compares, each built from complete, explicit settings.
 
 ``vpbo`` is the sampler's defaults, what a user gets (``VPBOSampler()``): it follows them when
-they change. Every other VPBO name is pinned: its settings are spelt out here field by field (a
-reference's complete dictionary, and the fields the variant changes), never taken from
+they change. Every other VPBO name that can run is pinned: its settings are spelt out here field
+by field (a reference's complete dictionary, and the fields the variant changes), never taken from
 ``VPBOSettings()``, so that a new default cannot change what a name means and a stored run keeps
-the settings its name says (issue 27's protocol). The references:
+the settings its name says. The references that run:
 
-- ``v2``: the defaults of issue 21 (a 16-trial design, the stall safeguard), the sampler's
-  defaults at issue 26;
-- ``v1``: issue 13's defaults: ``v2`` with a 10-trial design and no stall safeguard;
-- ``v0``: the defaults before issue 13: a 24-trial design, refits every 10 trials, maximum
-  likelihood, no stall safeguard;
+- ``v3``: the defaults of 2026-12-01 (a 16-trial design, the search policy's stall test, no
+  wasted repeats), the last defaults before the first-trials and large-space work;
 - ``paper``: the paper's algorithm (``VPBOSettings.paper()``, which must not change).
+
+Older names (``STORED_ONLY``) have stored runs but set fields that have left the settings: they
+are compared as stored, and the commit named there builds them.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
 from optuna_vpbo import VPBOSettings
 
-V2_SETTINGS: Mapping[str, Any] = MappingProxyType(
+V3_SETTINGS: Mapping[str, Any] = MappingProxyType(
     {
         "n_startup_trials": 16,
-        "search_initialization": True,
         "n_candidates": 512,
         "n_refine": 3,
-        "discrete_line_search": False,
-        "flat_dimensions": "optimise",
-        "stall_perturbation": False,
-        "random_interval": 0,
-        "design_rows": "random",
-        "perturbation_spent_z": math.inf,
-        "perturbation_backoff": 0,
         "refit_interval": 10,
-        "early_refits": True,
-        "hyperparameter_prior": "dimension-scaled",
-        "stall_trials": 10,
-        "stall_backoff": 0,
-        "stall_coverage": 0,
-        "stall_tolerance": 0.0,
         "n_restarts": 3,
+        "hyperparameter_prior": "dimension-scaled",
         "max_enumerated_combinations": 4096,
         "output_transform": "yeo-johnson",
         "multi_objective": "ehvi",
         "pruned_trials": "impute",
         "failed_trials": "both",
-        "complete_repeats": "allowed",
-        "complete_repeat_fraction": 1e-4,
+        "complete_repeats": "when-noisy",
     }
 )
-V1_SETTINGS: Mapping[str, Any] = MappingProxyType({**V2_SETTINGS, "n_startup_trials": 10, "stall_trials": 0})
-V0_SETTINGS: Mapping[str, Any] = MappingProxyType(
-    {**V2_SETTINGS, "n_startup_trials": 24, "early_refits": False, "hyperparameter_prior": "none", "stall_trials": 0}
-)
-PAPER_SETTINGS: Mapping[str, Any] = MappingProxyType(
+REFERENCES: Mapping[str, Mapping[str, Any]] = MappingProxyType({"v3": V3_SETTINGS, "paper": MappingProxyType({})})
+# The last commit whose settings still build every name of STORED_ONLY.
+STORED_ONLY_COMMIT = "328a680"
+# Names with stored runs whose settings can no longer be built (fields that left the settings).
+STORED_ONLY: Mapping[str, str] = MappingProxyType(
     {
-        "n_startup_trials": 24,
-        "search_initialization": True,
-        "n_candidates": 200,
-        "n_refine": 0,
-        "discrete_line_search": False,
-        "flat_dimensions": "optimise",
-        "stall_perturbation": False,
-        "random_interval": 0,
-        "design_rows": "random",
-        "perturbation_spent_z": math.inf,
-        "perturbation_backoff": 0,
-        "refit_interval": 10,
-        "early_refits": False,
-        "hyperparameter_prior": "none",
-        "stall_trials": 0,
-        "stall_backoff": 0,
-        "stall_coverage": 0,
-        "stall_tolerance": 0.0,
-        "n_restarts": 5,
-        "max_enumerated_combinations": 4096,
-        "output_transform": "standardize",
-        "multi_objective": "ehvi",
-        "pruned_trials": "ignore",
-        "failed_trials": "ignore",
-        "complete_repeats": "allowed",
-        "complete_repeat_fraction": 1e-4,
+        "vpbo-v2": "the defaults of 2025 (16-trial design, stall safeguard, repeats allowed)",
+        "vpbo-v1": "vpbo-v2 with a 10-trial design and no stall safeguard",
+        "vpbo-v0": "the defaults before vpbo-v1: a 24-trial design, refits every 10 trials, maximum likelihood",
+        "vpbo-noinit": "vpbo-v2, an all-random initial design",
+        "vpbo-nostall": "vpbo-v2 without the stall safeguard",
+        "vpbo-stall": "vpbo-v2 with a 10-trial design",
+        "vpbo-init24": "vpbo-v1 with a 24-trial design",
+        "vpbo-noearly": "vpbo-v1, refits every 10 trials from the start",
+        "vpbo-noprior": "vpbo-v1, maximum-likelihood fits",
+        "vpbo-v0-init10": "vpbo-v0 with a 10-trial design",
+        "vpbo-v0-init10-random": "vpbo-v0 with an all-random 10-trial design",
+        "vpbo-interleaved": "one random trial in 8 interleaved",
+        "vpbo-balanced": "balanced design rows",
     }
-)
-REFERENCES: Mapping[str, Mapping[str, Any]] = MappingProxyType(
-    {"v2": V2_SETTINGS, "v1": V1_SETTINGS, "v0": V0_SETTINGS, "paper": PAPER_SETTINGS}
 )
 
 
@@ -102,7 +71,13 @@ class Variant:
     description: str
 
     def settings(self) -> VPBOSettings:
-        return VPBOSettings(**{**REFERENCES[self.reference], **self.changes})
+        return reference_settings(self.reference).replace(**self.changes)
+
+
+def reference_settings(name: str) -> VPBOSettings:
+    """The settings of a reference that runs (``REFERENCES``): the paper's preset, or the fields
+    spelt out."""
+    return VPBOSettings.paper() if name == "paper" else VPBOSettings(**REFERENCES[name])
 
 
 def _variant(reference: str, description: str, **changes: Any) -> Variant:
@@ -112,57 +87,29 @@ def _variant(reference: str, description: str, **changes: Any) -> Variant:
 VARIANTS: Mapping[str, Variant] = MappingProxyType(
     {
         "vpbo-paper": _variant("paper", "the paper's exact algorithm (VPBOSettings.paper())"),
-        "vpbo-v2": _variant("v2", "the defaults of issue 21: 16-trial design, stall safeguard"),
-        # Ablations of vpbo-v2: each puts back one setting of the paper preset.
-        "vpbo-noinit": _variant("v2", "vpbo-v2, an all-random initial design", search_initialization=False),
+        "vpbo-v3": _variant("v3", "the defaults of 2026-12-01: 16-trial design, the stall test, no wasted repeats"),
+        # Ablations of vpbo-v3: each puts back one setting of the paper preset.
         "vpbo-standardize": _variant(
-            "v2", "vpbo-v2, plain standardisation (ablation of Yeo-Johnson)", output_transform="standardize"
+            "v3", "vpbo-v3, plain standardisation (ablation of Yeo-Johnson)", output_transform="standardize"
         ),
-        "vpbo-norefine": _variant("v2", "vpbo-v2, no L-BFGS-B refinement of x", n_refine=0),
-        "vpbo-200cand": _variant("v2", "vpbo-v2, the paper's 200 candidates", n_candidates=200),
-        "vpbo-5restarts": _variant("v2", "vpbo-v2, the paper's 5 fit restarts", n_restarts=5),
-        # Issue 21 (docs/decisions.md, "Every seed"): its two changes put back alone.
-        "vpbo-v1": _variant("v1", "issue 13's defaults: 10-trial design, no stall safeguard"),
-        "vpbo-nostall": _variant("v2", "vpbo-v2 without the stall safeguard", stall_trials=0),
-        "vpbo-stall": _variant("v2", "vpbo-v2 with a 10-trial design", n_startup_trials=10),
-        # Issue 13 (docs/decisions.md, "Robust defaults"): its changes put back alone (vpbo-v1 based),
-        # and all of them (vpbo-v0, the defaults before).
-        "vpbo-init24": _variant("v1", "vpbo-v1 with a 24-trial design", n_startup_trials=24),
-        "vpbo-noearly": _variant("v1", "vpbo-v1, refits every 10 trials from the start", early_refits=False),
-        "vpbo-noprior": _variant("v1", "vpbo-v1, maximum-likelihood fits", hyperparameter_prior="none"),
-        "vpbo-v0": _variant("v0", "the defaults before issue 13"),
-        # The first step tried: the earlier defaults with a 10-trial design (5 MES, or all random).
-        "vpbo-v0-init10": _variant(
-            "v1", "vpbo-v0 with a 10-trial design", early_refits=False, hyperparameter_prior="none"
-        ),
-        "vpbo-v0-init10-random": _variant(
-            "v1", "vpbo-v0 with an all-random 10-trial design",
-            early_refits=False, hyperparameter_prior="none", search_initialization=False,
-        ),
-        # Issue 27: today's defaults with one random trial in 8 interleaved (opt-in).
-        "vpbo-interleaved": _variant(
-            "v2", "the defaults (vpbo-v2, no wasted repeats, the stall perturbation) with one random trial in 8",
-            complete_repeats="when-noisy", stall_perturbation=True, random_interval=8,
-        ),
-        # Issue 27: today's defaults with the design's second half on the least taken rows.
-        "vpbo-balanced": _variant(
-            "v2", "the defaults (vpbo-v2, no wasted repeats, the stall perturbation) with balanced design rows",
-            complete_repeats="when-noisy", stall_perturbation=True, design_rows="balanced",
-        ),
+        "vpbo-norefine": _variant("v3", "vpbo-v3, no L-BFGS-B refinement of x", n_refine=0),
+        "vpbo-200cand": _variant("v3", "vpbo-v3, the paper's 200 candidates", n_candidates=200),
+        "vpbo-5restarts": _variant("v3", "vpbo-v3, the paper's 5 fit restarts", n_restarts=5),
+        "vpbo-mle": _variant("v3", "vpbo-v3, maximum-likelihood fits", hyperparameter_prior="none"),
         # Multi-objective studies by ParEGO scalarisation, the behaviour before log EHVI.
-        "vpbo-parego": _variant("v2", "vpbo-v2 with ParEGO instead of log EHVI", multi_objective="parego"),
+        "vpbo-parego": _variant("v3", "vpbo-v3 with ParEGO instead of log EHVI", multi_objective="parego"),
     }
 )
 # The settings of vpbo-intersection (VPBO on the intersection search space alone) and of the
-# Oracle's runs (one per combination).
-INTERSECTION_REFERENCE = "v2"
-ORACLE_REFERENCE = "v2"
+# Oracle's runs (one per combination); their stored runs before 2026-12-01 ran vpbo-v2's.
+INTERSECTION_REFERENCE = "v3"
+ORACLE_REFERENCE = "v3"
 
 
 def variant_settings(text: str) -> VPBOSettings:
     """The settings of a sampler written ``vpbo:key=value+key=value`` (values: ints, floats,
     true/false, or strings): ``preset`` names what the others change, ``default`` (the sampler's
-    defaults, as ``vpbo``; the default) or a pinned reference (``v2``, ``v1``, ``v0``, ``paper``)."""
+    defaults, as ``vpbo``; the default) or a pinned reference (``v3``, ``paper``)."""
     fields: dict[str, Any] = {}
     for item in text.split("+"):
         key, separator, raw = item.partition("=")
@@ -174,7 +121,7 @@ def variant_settings(text: str) -> VPBOSettings:
         return VPBOSettings().replace(**fields)
     if preset not in REFERENCES:
         raise ValueError(f"Unknown preset {preset!r} in vpbo:{text}; choose one of {['default', *REFERENCES]}.")
-    return VPBOSettings(**REFERENCES[preset]).replace(**fields)
+    return reference_settings(preset).replace(**fields)
 
 
 def _parsed(raw: str) -> Any:

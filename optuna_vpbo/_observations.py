@@ -1,0 +1,157 @@
+"""The read and encode steps of a trial: the study becomes arrays at the door.
+
+``observe`` reads the finished and running trials once, infers the search tree, and encodes
+them; everything after it (the models, the search policy, the proposals) works on the
+``Observations`` alone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+import numpy as np
+from optuna.distributions import BaseDistribution
+from optuna.study import Study
+from optuna.trial import FrozenTrial, TrialState
+
+from optuna_vpbo import _optuna_compat, _pending
+from optuna_vpbo._fit_store import StudyFitStore
+from optuna_vpbo._models import ModelData, ObjectiveModel
+from optuna_vpbo._proposals import Repeats
+from optuna_vpbo._repeat_policy import may_repeat_complete
+from optuna_vpbo._search_tree import infer_search_tree
+from optuna_vpbo._tree_encoder import TreeEncoder
+from optuna_vpbo._trial_states import finished_trials, impute_failed_values, impute_pruned_values
+from optuna_vpbo.search_space import SAME_VALUE_FRACTION
+
+# NOTE: in a flat space a point repeats a complete trial when its continuous floats are within
+# this fraction of their (log) range: refining an incumbent at a bound needs a fine tolerance. A
+# conditional space, and pruned and failed trials, take ``SAME_VALUE_FRACTION``.
+COMPLETE_REPEAT_FRACTION = 1e-9
+
+
+@dataclasses.dataclass(frozen=True)
+class Observations:
+    """What one trial reads from the study, encoded. The objective model's rows are the complete
+    trials, then (single objective) the pruned and the failed ones with imputed values
+    (``imputed``; ``_trial_states``)."""
+
+    encoder: TreeEncoder
+    complete: list[FrozenTrial]
+    pruned: list[FrozenTrial]
+    failed: list[FrozenTrial]  # failures of the objective
+    h: np.ndarray
+    x: np.ndarray
+    values: np.ndarray  # rows x m objective values (imputed for pruned and failed trials)
+    pending: tuple[np.ndarray, np.ndarray]  # (h, x) of the other running trials
+    key: tuple[str, ...]  # the model cache's key of this space
+    imputed: list[FrozenTrial]  # the objective model's rows after the complete trials
+    finished: tuple[np.ndarray, np.ndarray]  # (h, x) of the complete, pruned and failed trials
+    # The finished trials the initial design counts: complete, and pruned and failed ones where
+    # the model learns from them (so that a pruner does not stretch the design).
+    n_finished: int
+
+    @property
+    def taken(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.vstack([self.h, self.pending[0]]), np.vstack([self.x, self.pending[1]])
+
+    @property
+    def n_imputed(self) -> int:
+        """How many pruned (or failed) trials are rows of the objective model."""
+        return len(self.imputed)
+
+    @property
+    def objective_rows(self) -> np.ndarray:
+        """Which rows of the objective model are complete trials (the others are imputed)."""
+        return np.arange(len(self.h)) < len(self.complete)
+
+    def repeats(self, complete_too: bool, complete_fraction: float = SAME_VALUE_FRACTION) -> Repeats:
+        """The pruned and failed trials, not to be proposed again, and with ``complete_too`` the
+        complete ones as well (``_repeat_policy``), each float within ``complete_fraction`` of
+        its range (the pruned and failed trials: ``SAME_VALUE_FRACTION``)."""
+        h, x = self.finished
+        n = len(self.complete)
+        tolerance = np.repeat(self.encoder.repeat_tolerance()[None, :], len(h), axis=0)
+        tolerance[:n] = self.encoder.repeat_tolerance(complete_fraction)
+        first = 0 if complete_too else n
+        return Repeats(h[first:], x[first:], tolerance[first:])
+
+    @property
+    def complete_fraction(self) -> float:
+        """Within what fraction of its range a float repeats a complete trial: ``COMPLETE_REPEAT_FRACTION``
+        in a flat space, ``SAME_VALUE_FRACTION`` in a conditional one."""
+        return COMPLETE_REPEAT_FRACTION if self.encoder.tree.is_flat else SAME_VALUE_FRACTION
+
+    def may_repeat_complete(self, policy: str, models: list[ObjectiveModel]) -> bool:
+        """Whether a complete configuration may be proposed again (``_repeat_policy``)."""
+        n = len(self.complete)
+        noise = [m.gp.noise for m in models]
+        signal = [m.hyperparameters.variance for m in models]
+        return may_repeat_complete(policy, self.h[:n], self.x[:n], self.values[:n], noise, signal)
+
+
+
+def tree_states(pruned_trials: str) -> tuple[TrialState, ...]:
+    """The states of the trials whose parameters shape the search tree: complete and, where the
+    model learns from them, pruned (a pruned trial has suggested its parameters before it
+    reported; a branch whose trials were all pruned so far is still a branch)."""
+    return (TrialState.COMPLETE, TrialState.PRUNED) if pruned_trials != "ignore" else (TrialState.COMPLETE,)
+
+
+def observe(
+    study: Study, trial: FrozenTrial, search_space: Mapping[str, BaseDistribution], pruned_trials: str, failed_trials: str
+) -> Observations:
+    """The finished trials of the search tree (complete, pruned, failed), encoded, and the other
+    running trials; pruned and failed trials join the objective model as ``pruned_trials`` and
+    ``failed_trials`` say (``"impute"``, ``"both"``: imputed values; ``"ignore"``: not at all)."""
+    trials = _optuna_compat.get_trials(
+        study, (TrialState.COMPLETE, TrialState.PRUNED, TrialState.FAIL, TrialState.RUNNING), use_cache=False
+    )
+    finished = finished_trials(trials)
+    tree = infer_search_tree([t for t in trials if t.state in tree_states(pruned_trials)], search_space)
+    encoder = TreeEncoder(tree)
+    complete, pruned, failed = (
+        [t for t in group if encoder.covers(t.params)] for group in (finished.complete, finished.pruned, finished.failed)
+    )
+    finished_h, finished_x = encoder.encode([t.params for t in (*complete, *pruned, *failed)])
+    m = len(study.directions)
+    values = np.array([t.values for t in complete], dtype=np.float64).reshape(len(complete), m)
+    pruned_values, failed_values = (
+        _imputed_values((complete, pruned, failed), study, pruned_trials, failed_trials) if m == 1 else (np.zeros(0), np.zeros(0))
+    )
+    # The objective model's rows: the complete trials, then the imputed pruned and failed ones.
+    rows = np.concatenate([
+        np.arange(len(complete) + len(pruned_values)),
+        len(complete) + len(pruned) + np.arange(len(failed_values)),
+    ])
+    imputed = [*pruned[: len(pruned_values)], *failed[: len(failed_values)]]
+    values = np.vstack([values, np.concatenate([pruned_values, failed_values]).reshape(-1, m)])
+    pending = _pending.pending_points(trials, trial, encoder, encoder.active_params)
+    key = (study.study_name, repr(sorted(tree.distributions.items())), repr(sorted(tree.conditions.items())))
+    n_finished = len(complete) + (len(pruned) if pruned_trials != "ignore" else 0)
+    n_finished += len(failed) if failed_trials != "ignore" else 0
+    return Observations(
+        encoder, complete, pruned, failed, finished_h[rows], finished_x[rows], values, pending, key,
+        imputed=imputed, finished=(finished_h, finished_x), n_finished=n_finished,
+    )
+
+
+def _imputed_values(
+    observed_trials: tuple[list[FrozenTrial], list[FrozenTrial], list[FrozenTrial]], study: Study, pruned_trials: str,
+    failed_trials: str,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The imputed values of all the pruned trials and of all the failed ones, each empty where
+    they are ignored or no complete value exists (``_trial_states``)."""
+    complete, pruned, failed = observed_trials
+    failed = failed if failed_trials in ("impute", "both") else []
+    failed_values = impute_failed_values(complete, len(failed), study.direction)
+    pruned = pruned if pruned_trials == "impute" else []
+    return impute_pruned_values(complete, pruned, study.direction), failed_values
+
+
+def model_data(study: Study, observed: Observations) -> ModelData:
+    """The objective model's rows as the model cache keys them: trial numbers, codes, points and
+    the study's store of fits."""
+    numbers = np.array([t.number for t in (*observed.complete, *observed.imputed)], dtype=np.int64)
+    return ModelData(numbers, observed.h, observed.x, StudyFitStore(study))

@@ -1,0 +1,192 @@
+"""The search policy: which move a trial after the initial design makes.
+
+Three moves (``MOVES``):
+
+- ``"proposals"``: the value proposals over every candidate combination (VPBO paper, Algorithm 1);
+- ``"least-observed"``: the value proposals over the combinations (leaves) the study has observed
+  least, so that a branch the model wrote off on a few points is tried again;
+- ``"perturbed-incumbent"``: the best trial with one active numeric coordinate drawn uniformly,
+  so that a float or int held in a local minimum the model believes in (a face of the box) is
+  tried elsewhere.
+
+The rule (a stall test with a schedule): a study is *stalled* once its best complete trial is at
+least ``STALL_TRIALS`` complete trials old. A stalled study's odd-numbered trials take the least
+observed combinations, unless every combination of a flat space already has ``STALL_COVERAGE * (d
++ 1)`` observations (there is no little-observed combination left). In a flat space, its trials
+whose number is a multiple of ``PERTURBATION_PERIOD`` (doubled after each ``PERTURBATION_BACKOFF``
+perturbations in a row that did not beat the best) perturb the incumbent. In a conditional space
+an improvement smaller than ``STALL_TOLERANCE`` of the range of the values so far does not make the
+study less stalled: refining one leaf's optimum in its last digits is a stall. Every other trial,
+and every trial of a study that is not stalled, makes value proposals.
+
+The decision reads only the complete trials stored in the study, replayed in trial-number order,
+so every worker and process derives the same move for the same trial. Why each constant has its
+value: docs/decisions.md, "The search policy".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+PROPOSALS, LEAST_OBSERVED, PERTURBED_INCUMBENT = MOVES = ("proposals", "least-observed", "perturbed-incumbent")
+# NOTE: a best trial this many complete trials old marks a stalled study: long enough for the
+# value proposals to refine a new incumbent, short enough to return early to a written-off branch.
+STALL_TRIALS = 10
+# NOTE: a flat space whose every combination has this many observations per numeric dimension
+# (plus one) has no combination left that the model has seen on only a few points.
+STALL_COVERAGE = 1
+# NOTE: in a conditional space, improvements below this fraction of the values' range are
+# refinements in the last digits, not progress.
+STALL_TOLERANCE = 1e-6
+# NOTE: a stalled flat study perturbs on every 4th trial, so that the odd ones still explore.
+PERTURBATION_PERIOD = 4
+# NOTE: this many perturbations in a row that did not pay double the period: late in a study a
+# draw of one coordinate rarely beats the model's own refinement.
+PERTURBATION_BACKOFF = 4
+# The longest perturbation period: PERTURBATION_PERIOD * 2 ** MAX_HALVINGS trials.
+MAX_HALVINGS = 10
+# Draws of the perturbed coordinate before the perturbation gives up (every draw taken).
+MAX_PERTURBATION_DRAWS = 8
+
+
+@dataclasses.dataclass(frozen=True)
+class StudyRecord:
+    """What the policy reads of a single-objective (or scalarised) study after its design.
+
+    ``targets``, ``feasible`` and ``numbers``: the complete trials' model targets (higher is
+    better), feasibility and trial numbers, in the model's row order; ``values``: the same trials'
+    values as a user sees them, signed so that higher is better (None with several objectives:
+    the targets serve); ``best_row``: the incumbent's row among the model's rows; ``rows``: the
+    categorical codes of every row the model has (n x k); ``n_levels``: each categorical's number
+    of values; ``n_numeric``: the numeric dimensions; ``conditional``: whether the space is a tree
+    with conditions.
+    """
+
+    targets: np.ndarray
+    feasible: np.ndarray
+    numbers: np.ndarray
+    values: np.ndarray | None
+    best_row: int
+    rows: np.ndarray
+    n_levels: np.ndarray
+    n_numeric: int
+    conditional: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class Move:
+    """The move of a trial (one of ``MOVES``), how many complete trials old the best trial is, and
+    why the move was made, in a sentence for the diagnostics."""
+
+    kind: str
+    stall_age: int
+    reason: str
+
+
+def choose_move(record: StudyRecord, trial_number: int) -> Move:
+    """The move of trial ``trial_number`` (see the module docstring)."""
+    age = _stall_age(record)
+    if age < STALL_TRIALS:
+        return Move(PROPOSALS, age, f"the best trial is {age} complete trials old (stalled from {STALL_TRIALS})")
+    if trial_number % 2 == 1:
+        if not record.conditional and covered(record.rows, record.n_levels, record.n_numeric, STALL_COVERAGE):
+            return Move(PROPOSALS, age, "stalled, but every combination is observed enough")
+        return Move(LEAST_OBSERVED, age, f"stalled for {age} trials: an odd trial explores the least observed combinations")
+    if not record.conditional and _perturbs(record, age, trial_number):
+        return Move(PERTURBED_INCUMBENT, age, f"stalled for {age} trials: this trial perturbs the incumbent")
+    return Move(PROPOSALS, age, f"stalled for {age} trials; this trial refines")
+
+
+def _stall_age(record: StudyRecord) -> int:
+    """How many complete trials the best one is old; in a conditional space, counted from the last
+    improvement larger than ``STALL_TOLERANCE`` of the range of the values (``replay``)."""
+    if not record.conditional:
+        return len(record.targets) - 1 - record.best_row
+    values = record.values if record.values is not None else record.targets
+    return replay(values, record.feasible, record.numbers, lambda age, unpaid, n: False, STALL_TOLERANCE)[0]
+
+
+def _perturbs(record: StudyRecord, age: int, trial_number: int) -> bool:
+    """Whether a stalled flat study perturbs its incumbent on trial ``trial_number``: a multiple of
+    the period, which each ``PERTURBATION_BACKOFF`` unpaid perturbations in a row double."""
+    if trial_number % PERTURBATION_PERIOD != 0:  # a backoff only removes trials: no replay
+        return False
+
+    def scheduled(age_then: int, unpaid_then: int, number: int) -> bool:
+        return age_then >= STALL_TRIALS and number % (PERTURBATION_PERIOD << _halvings(unpaid_then)) == 0
+
+    unpaid = replay(record.targets, record.feasible, record.numbers, scheduled, 0.0)[1]
+    return age >= STALL_TRIALS and trial_number % (PERTURBATION_PERIOD << _halvings(unpaid)) == 0
+
+
+def _halvings(unpaid: int) -> int:
+    """How often the perturbation's period has doubled: once per ``PERTURBATION_BACKOFF`` unpaid
+    perturbations in a row, at most ``MAX_HALVINGS`` times."""
+    return min(unpaid // PERTURBATION_BACKOFF, MAX_HALVINGS)
+
+
+def covered(observed_h: np.ndarray, n_levels: np.ndarray, n_numeric: int, coverage: int) -> bool:
+    """Whether every combination of the flat space with ``n_levels`` values per categorical has at
+    least ``coverage * (n_numeric + 1)`` observed trials (rows of ``observed_h``)."""
+    needed = coverage * (n_numeric + 1)
+    n_combinations = float(np.prod(n_levels, dtype=np.float64))
+    if n_combinations * needed > len(observed_h):  # too few trials to cover them all
+        return False
+    _, counts = np.unique(np.asarray(observed_h, dtype=np.int64).reshape(len(observed_h), -1), axis=0, return_counts=True)
+    return len(counts) == n_combinations and int(counts.min()) >= needed
+
+
+def replay(
+    targets: np.ndarray,
+    feasible: np.ndarray,
+    numbers: np.ndarray,
+    scheduled: Callable[[int, int, int], bool],
+    tolerance: float,
+) -> tuple[int, int]:
+    """Replay the complete trials (``targets``: higher is better; ``feasible``; trial ``numbers``)
+    in trial-number order. Returns the best trial's age after the last of them (complete trials
+    since the last one that beat the best before it by more than ``tolerance`` times the range of
+    the targets so far; a first feasible trial always counts), and how many trials of one kind in
+    a row, up to the last, did not beat the best before them: ``scheduled(age, unpaid, number)``
+    says whether trial ``number`` is of that kind, given the age and unpaid run before it."""
+    order = np.argsort(numbers, kind="stable")
+    best: tuple[bool, float] | None = None
+    anchor = -1
+    low, high = math.inf, -math.inf
+    unpaid = 0
+    for position, i in enumerate(order):
+        key = (bool(feasible[i]), float(targets[i]))
+        low, high = min(low, key[1]), max(high, key[1])
+        if best is not None and scheduled(position - 1 - anchor, unpaid, int(numbers[i])):
+            unpaid = 0 if key > best else unpaid + 1
+        if best is None or key > best:
+            if best is None or key[0] > best[0] or key[1] - best[1] > tolerance * (high - low):
+                anchor = position
+            best = key
+    return len(order) - 1 - anchor, unpaid
+
+
+def perturbed_incumbent(
+    x: np.ndarray,
+    active: np.ndarray,
+    snap: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    rng: np.random.Generator,
+    blocked: Callable[[np.ndarray], bool],
+) -> np.ndarray | None:
+    """The incumbent's numeric point ``x`` (unit box) with one of its ``active`` coordinates, chosen
+    uniformly, drawn uniformly and snapped (``snap(points, active)``); None when it has no active
+    coordinate or ``MAX_PERTURBATION_DRAWS`` draws were all ``blocked``."""
+    dims = np.flatnonzero(active)
+    if len(dims) == 0:
+        return None
+    for _ in range(MAX_PERTURBATION_DRAWS):
+        point = x.copy()
+        point[int(rng.choice(dims))] = rng.uniform()
+        point = snap(point.reshape(1, -1), active)[0]
+        if not blocked(point):
+            return point
+    return None
