@@ -52,33 +52,21 @@ def test_example_runs(name: str, tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.e2e
-def test_the_quickstart_stores_its_study_in_the_current_folder_and_says_when_it_resumes(tmp_path: Path) -> None:
-    command = [sys.executable, str(EXAMPLES / "quickstart.py"), "--trials", "3"]
-    database = tmp_path / "vpbo-quickstart.db"
+@pytest.mark.parametrize("name", ["quickstart", "dashboard"])
+def test_an_example_stores_its_study_in_the_current_folder_and_says_when_it_resumes(name: str, tmp_path: Path) -> None:
+    command = [sys.executable, str(EXAMPLES / f"{name}.py"), "--trials", "3"]
+    database = tmp_path / f"vpbo-{name}.db"
     first = run_bounded(command, TIMEOUT_SECONDS, cwd=tmp_path)
     assert first.returncode == 0, first.stderr[-3000:]
-    assert database.is_file() and f"in {database}" in first.stdout, first.stdout
-    assert "resuming" not in first.stdout and "(trial #" in first.stdout and " of 3)" in first.stdout
+    assert database.is_file() and f"in {database}" in first.stdout and "resuming" not in first.stdout, first.stdout
     second = run_bounded(command, TIMEOUT_SECONDS, cwd=tmp_path)
     assert second.returncode == 0, second.stderr[-3000:]
     assert "resuming the stored study: 3 trials already, adding 3" in second.stdout, second.stdout
-    assert " of 6)" in second.stdout
-    fresh = run_bounded([*command, "--fresh"], TIMEOUT_SECONDS, cwd=tmp_path)
-    assert fresh.returncode == 0, fresh.stderr[-3000:]
-    assert "resuming" not in fresh.stdout and " of 3)" in fresh.stdout, fresh.stdout
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["vpbo-quickstart.db"]  # nothing else written
-
-
-@pytest.mark.slow
-@pytest.mark.e2e
-def test_the_dashboard_example_stores_its_study_in_the_current_folder_and_says_when_it_resumes(tmp_path: Path) -> None:
-    command = [sys.executable, str(EXAMPLES / "dashboard.py"), "--trials", "3"]
-    database = tmp_path / "vpbo-dashboard.db"
-    first = run_bounded(command, TIMEOUT_SECONDS, cwd=tmp_path)
-    assert first.returncode == 0, first.stderr[-3000:]
-    assert f"in {database}" in first.stdout and "resuming" not in first.stdout, first.stdout
-    second = run_bounded(command, TIMEOUT_SECONDS, cwd=tmp_path)
-    assert second.returncode == 0, second.stderr[-3000:]
-    assert "resuming the stored study: 3 trials already, adding 3" in second.stdout, second.stdout
-    assert f"open the study: optuna-dashboard sqlite:///{database}" in second.stdout
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["vpbo-dashboard.db"]
+    if name == "dashboard":
+        assert f"open the study: optuna-dashboard sqlite:///{database}" in second.stdout
+    else:
+        assert "(trial #" in first.stdout and " of 3)" in first.stdout and " of 6)" in second.stdout
+        fresh = run_bounded([*command, "--fresh"], TIMEOUT_SECONDS, cwd=tmp_path)
+        assert fresh.returncode == 0, fresh.stderr[-3000:]
+        assert "resuming" not in fresh.stdout and " of 3)" in fresh.stdout, fresh.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == [database.name]  # nothing else written
