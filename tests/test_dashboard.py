@@ -5,8 +5,9 @@ serves it with ``optuna-dashboard`` on a free localhost port and opens the page 
 (the dashboard's route ``/dashboard/studies/<study id>/trials?numbers=<trial number>``) in
 headless Chromium. The dashboard is a JavaScript single-page app, so the page is read from the DOM
 that Chromium dumps after a virtual-time budget (``--dump-dom``): it must show the user attribute
-``vpbo`` with its ``phase`` and ``top_proposals``, and the trial's Markdown note rendered
-(``optuna_vpbo._diagnostics``: the table of the top value proposals and the fitted model). A
+``vpbo`` with its ``phase``, ``move`` and ``top_proposals``, and the trial's Markdown note rendered
+(``optuna_vpbo._diagnostics``: the move the search policy made and why, the table of the top
+value proposals and the fitted model). A
 screenshot of the page stays in the test's temporary folder, and is copied to
 ``docs/figures/dashboard-trial.png`` when the environment variable ``VPBO_KEEP_SCREENSHOT`` is set.
 
@@ -32,6 +33,7 @@ import optuna
 import pytest
 
 from conftest import run_bounded
+from optuna_vpbo._diagnostics import MOVE_TITLES
 
 # A study served by optuna-dashboard and looked at in Chromium.
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
@@ -145,10 +147,12 @@ def test_trial_page_shows_the_sampler_diagnostics(storage_url: str, dashboard: s
     assert trial.user_attrs["vpbo"]["phase"] == "proposals"
     page = f"{dashboard}/dashboard/studies/{study._study_id}/trials?numbers={trial.number}"
 
-    chosen = ", ".join(f"{k}={v}" for k, v in trial.user_attrs["vpbo"]["top_proposals"][0]["params"].items())
-    # The user attribute, then the note: its headings and the chosen combination in its table.
-    wanted = ['"phase": "proposals"', '"top_proposals"', f"Trial {trial.number}"]
-    wanted += ["Top value proposals", "Fitted GP model", "lengthscale", chosen]
+    diagnostics = trial.user_attrs["vpbo"]
+    chosen = ", ".join(f"{k}={v}" for k, v in diagnostics["top_proposals"][0]["params"].items())
+    move = MOVE_TITLES[diagnostics["move"]]
+    # The user attribute, then the note: the move, its headings and the chosen combination in its table.
+    wanted = ['"phase": "proposals"', f'"move": "{diagnostics["move"]}"', '"top_proposals"', f"Trial {trial.number}"]
+    wanted += ["Move", move, "Top value proposals", "Fitted GP model", "lengthscale", chosen]
     budget = VIRTUAL_TIME_BUDGET_MS
     for _ in range(BROWSER_ATTEMPTS):
         dom = chromium(tmp_path, budget, "--dump-dom", page).stdout
