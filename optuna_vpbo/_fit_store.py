@@ -4,7 +4,7 @@ fitting from scratch, which at n = 1,000 took 11 s (docs/decisions.md, "Long stu
 
 A stored fit carries the version of what gives it a meaning (the hyperparameter layout and the
 priors): a fit stored by another version, or before versions were stored, is refitted, not read
-as a vector of a plausible length (docs/decisions.md, "One hyperparameter layout"). A stored fit
+as a vector of a plausible length (docs/decisions.md, "One hyperparameter layout, stored fits with a version"). A stored fit
 is not trusted (``_stored``): one whose fields are not of its layout, or whose hyperparameters
 are not finite inside the fit's bounds, is refitted too, with a warning."""
 

@@ -3,7 +3,7 @@ instead of the likelihood alone.
 
 With a few dozen points, plain maximum likelihood (the VPBO paper, following CoCaBO) often puts
 lengthscales at their bounds and the noise at its floor, and the value proposals then follow a
-degenerate model (docs/decisions.md, "Robust defaults"). The prior, on the named blocks of the
+degenerate model (docs/decisions.md, "The hyperparameter prior"). The prior, on the named blocks of the
 fit's coordinates theta (``_hyperparameters``: log lengthscales, log variance, log noise,
 lambda), x in [0, 1]^d and standardised targets:
 
@@ -13,7 +13,7 @@ lambda), x in [0, 1]^d and standardised targets:
 
 It returns -log p(theta) up to a constant and its gradient in theta; lambda has no prior.
 ``"none"`` is plain maximum likelihood (the paper's). Optuna GPSampler's priors were measured
-and not adopted (docs/decisions.md, "Robust defaults").
+and not adopted (docs/decisions.md, "Experiments that did not ship").
 """
 
 from __future__ import annotations

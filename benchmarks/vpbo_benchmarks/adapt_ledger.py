@@ -4,7 +4,7 @@ one report.
 
 The envelope report (:mod:`.envelope_report`) reads one candidate against two references from at
 most two folders, so its stuck seeds depend on which stored runs it reads: a sampler that reaches
-a better combination makes the others' seeds stuck (docs/decisions.md, "Balanced design rows").
+a better combination makes the others' seeds stuck (docs/decisions.md, "How the figures were measured").
 The ledger reads, per set, the references' folder and every variant's folder at once: the wrong
 combinations come from all of them, and each variant's cells use the rule, the seeds and the copy
 of the better reference of :func:`.envelope_report.envelope_cells`. The stored runs it reads are
