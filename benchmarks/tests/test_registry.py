@@ -13,6 +13,7 @@ import pytest
 from vpbo_benchmarks import (
     adapt_held_out,
     chemistry_problems,
+    combinatorial,
     final_held_out,
     fresh_problems,
     lazy,
@@ -30,7 +31,7 @@ HEAVY_TOP_LEVEL = ("sklearn", "xgboost", "mlxtend", "smac", "ConfigSpace", "dask
 def test_every_family_registers_its_problems_once() -> None:
     families = [
         synthetic_problems.PROBLEMS, chemistry_problems.PROBLEMS, ml_problems.PROBLEMS, suite.PROBLEMS, fresh_problems.PROBLEMS,
-        adapt_held_out.PROBLEMS, final_held_out.PROBLEMS, numeric_problems.PROBLEMS,
+        adapt_held_out.PROBLEMS, final_held_out.PROBLEMS, numeric_problems.PROBLEMS, combinatorial.PROBLEMS,
     ]
     names = [name for family in families for name in family]
     assert len(names) == len(set(names))

@@ -33,7 +33,7 @@ from vpbo_benchmarks import (
 from vpbo_benchmarks.hypervolume import hypervolume_table
 from vpbo_benchmarks.oracle import ORACLE
 from vpbo_benchmarks.plots import SMOOTH_WINDOW, write_figures
-from vpbo_benchmarks.registry import GROUPS, PROBLEM_NAMES, expand_groups
+from vpbo_benchmarks.registry import GROUPS, PROBLEM_NAMES, PROBLEM_SETS, expand_groups
 from vpbo_benchmarks.report import REPORT_NAME, collect, default_checkpoints, write_report
 from vpbo_benchmarks.runner import run
 from vpbo_benchmarks.samplers import SAMPLER_FACTORIES
@@ -139,6 +139,8 @@ def list_problems_and_samplers(args: argparse.Namespace) -> None:
     print("\n".join(catalogue.problem_lines(expand_groups(args.problems), probe=args.probe)))
     print("\nGroups (for --problems, and suite-report --half):\n")
     print("\n".join(f"{group}: {', '.join(members)}" for group, members in GROUPS.items()))
+    print("\nProblem sets (groups frozen by a rule):\n")
+    print("\n".join(f"{s.name} (frozen {s.frozen}): {s.rule}" for s in PROBLEM_SETS.values()))
     print("\nSamplers:\n")
     print("\n".join(catalogue.sampler_lines()))
 

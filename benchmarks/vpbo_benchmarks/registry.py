@@ -9,7 +9,11 @@
   and groups (:data:`GROUPS`: ``tuning``, ``held_out``, ``all``, ``fresh_held_out``,
   ``adapt_held_out``, ``final_held_out``);
 - the numeric and int tasks of issue 27 (:mod:`.numeric_problems`: Hartmann6, and scikit-learn
-  tasks with Bayesmark's ranges, imported when one is built), group ``numeric``.
+  tasks with Bayesmark's ranges, imported when one is built), group ``numeric``;
+- the field's combinatorial tasks (:mod:`.combinatorial`: MCBO's Pest Control and Ackley 20 x 11;
+  its Ackley-53 is ``ackley53``), the problem set ``combinatorial``. A problem set
+  (:data:`PROBLEM_SETS`, a :class:`~.combinatorial.ProblemSet`) is a group with the rule that chose
+  it and the date it was frozen.
 
 The trial-states suite (:mod:`.trial_states`) is a registry of tuning tasks under pruners, run by
 its own runner: its tasks are not :class:`~.problem.Problem` objects.
@@ -22,12 +26,14 @@ from collections.abc import Callable, Mapping, Sequence
 from vpbo_benchmarks import (
     adapt_held_out,
     chemistry_problems,
+    combinatorial,
     final_held_out,
     fresh_problems,
     numeric_problems,
     suite,
     synthetic_problems,
 )
+from vpbo_benchmarks.combinatorial import ProblemSet
 from vpbo_benchmarks.lazy import deferred
 from vpbo_benchmarks.problem import Problem
 from vpbo_benchmarks.specs import SuiteSpec
@@ -54,18 +60,20 @@ def register(*families: Mapping[str, ProblemFactory]) -> dict[str, ProblemFactor
 
 PROBLEMS: Mapping[str, ProblemFactory] = register(
     synthetic_problems.PROBLEMS, chemistry_problems.PROBLEMS, ML_PROBLEMS, suite.PROBLEMS, fresh_problems.PROBLEMS,
-    adapt_held_out.PROBLEMS, final_held_out.PROBLEMS, numeric_problems.PROBLEMS,
+    adapt_held_out.PROBLEMS, final_held_out.PROBLEMS, numeric_problems.PROBLEMS, combinatorial.PROBLEMS,
 )
 PROBLEM_NAMES: tuple[str, ...] = tuple(PROBLEMS)
 SPECS: Mapping[str, SuiteSpec] = {
     **suite.SUITE_SPECS, **fresh_problems.FRESH_SPECS, **adapt_held_out.ADAPT_SPECS, **final_held_out.FINAL_SPECS,
 }
+PROBLEM_SETS: Mapping[str, ProblemSet] = {problem_set.name: problem_set for problem_set in (combinatorial.COMBINATORIAL,)}
 GROUPS: Mapping[str, tuple[str, ...]] = {
     **suite.HALVES,
     "fresh_held_out": fresh_problems.FRESH_HELD_OUT,
     "adapt_held_out": adapt_held_out.ADAPT_HELD_OUT,
     "final_held_out": final_held_out.FINAL_HELD_OUT,
     "numeric": numeric_problems.NUMERIC,
+    **{name: problem_set.problems for name, problem_set in PROBLEM_SETS.items()},
 }
 
 
