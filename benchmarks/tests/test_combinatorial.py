@@ -90,7 +90,7 @@ def test_the_best_known_configuration_and_determinism() -> None:
     stages = list(combinatorial.PEST_CONTROL_BEST_KNOWN_STAGES)
     assert stages == [4] * 24 + [0]
     value = combinatorial.pest_control(stages)
-    assert value == pytest.approx(12.07, abs=1e-9) and value == pytest.approx(combinatorial.PEST_CONTROL_BEST_KNOWN)
+    assert value == combinatorial.PEST_CONTROL_BEST_KNOWN == 12.07
     assert reference_pest_control(stages) == pytest.approx(value, rel=1e-12)
     assert combinatorial.pest_control(stages) == value  # the same value every time
     params = {f"stage{i}": k for i, k in enumerate(stages, start=1)}

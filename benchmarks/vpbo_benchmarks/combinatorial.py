@@ -71,7 +71,7 @@ PEST_MAX_DISCOUNT = (0.2, 0.3, 0.3, 0.0)
 # The best value MCBO's trust-region methods reach (5 of their 6 runs of 200 evaluations):
 # pesticide 4 at stages 1-24, none at stage 25.
 PEST_CONTROL_BEST_KNOWN_STAGES: tuple[int, ...] = (4,) * (PEST_STAGES - 1) + (0,)
-PEST_CONTROL_BEST_KNOWN = 12.07  # to two decimals; the value is pest_control(the stages above)
+PEST_CONTROL_BEST_KNOWN = 12.07  # pest_control(the stages above), exactly this float
 
 
 def _beta_draws(a: float, b: float) -> np.ndarray:
