@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from vpbo_benchmarks.records import append_record, compact, expand, load_problem, records_path
+from vpbo_benchmarks.records import append_record, compact, expand, load_problem, records_path, repack
 from vpbo_benchmarks.runner import user_command
 
 
@@ -58,6 +58,27 @@ def test_runs_append_and_a_repeated_run_replaces_the_earlier_one(tmp_path: Path)
     assert stored["a"][1]["n_trials"] == 230 and stored["a"][1]["values"] == longer["values"]
     assert stored["b"][0]["constraints"] == other["constraints"]
     assert load_problem(tmp_path, "missing") == {}
+
+
+def test_repack_keeps_what_load_problem_reads_in_one_stream(tmp_path: Path) -> None:
+    """Repacking keeps the later run of a repeated (sampler, seed), drops the samplers it is told
+    to, rounds only the sampler seconds, and shrinks a file of appended streams."""
+    rng = np.random.default_rng(1)
+    records = [_record(sampler, seed, 100, rng) for sampler in ("a", "b", "c") for seed in range(4)]
+    repeated = _record("a", 2, 120, rng)
+    for record in [*records, repeated]:
+        append_record(tmp_path, record)
+    before = load_problem(tmp_path, "toy")
+    size, packed = repack(records_path(tmp_path, "toy"), keep=lambda sampler: sampler != "c", seconds_digits=3)
+    after = load_problem(tmp_path, "toy")
+    assert packed < size and packed == records_path(tmp_path, "toy").stat().st_size
+    assert list(after) == ["a", "b"] and after["a"][2]["n_trials"] == 120
+    for sampler in after:
+        for old, new in zip(before[sampler], after[sampler], strict=True):
+            assert {k: v for k, v in new.items() if k != "sampler_seconds"} == {k: v for k, v in old.items() if k != "sampler_seconds"}
+            assert new["sampler_seconds"] == [float(f"{s:.2e}") for s in old["sampler_seconds"]]
+    repack(records_path(tmp_path, "toy"), keep=lambda sampler: False)
+    assert not records_path(tmp_path, "toy").exists()
 
 
 def test_the_stored_command_has_no_path_of_the_machine() -> None:

@@ -18,6 +18,12 @@ the Oracle read, at the precision they use:
 - ``sampler_seconds`` per trial rounded to the microsecond (the report prints at most a few
   significant digits of their means), ``wall_seconds`` to the millisecond;
 - every other field (seed, the environment, the Oracle's per-combination best) as it is.
+
+A stored folder is repacked (:func:`repack`) into one xz stream per file, a run per (sampler,
+seed) and the lines sorted by them: the streams of appended runs cannot share a dictionary, so
+a folder of 20-seed runs takes 30-50 % less once repacked. Repacking can also drop samplers
+(runs of an experiment that did not ship) and round ``sampler_seconds`` to a few significant
+digits where no stored table prints a time (benchmarks/README.md, "What gets stored").
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from __future__ import annotations
 import json
 import lzma
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +94,38 @@ def append_record(out_dir: Path, record: Record) -> None:
 def write_records(path: Path, records: Iterable[Record]) -> None:
     """Store ``records`` in ``path`` (replacing it) as one xz stream."""
     _replace(path, lzma.compress(b"".join(_line(r) for r in records), preset=_XZ_PRESET))
+
+
+def _significant(value: float, digits: int) -> float:
+    """``value`` rounded to ``digits`` significant digits (0.0 stays 0.0)."""
+    return float(f"{value:.{digits - 1}e}") if value else 0.0
+
+
+def repack(
+    path: Path, keep: Callable[[str], bool] = lambda sampler: True, seconds_digits: int | None = None,
+) -> tuple[int, int]:
+    """Rewrite a stored file as one xz stream: the later line of each (sampler, seed) (what
+    :func:`load_problem` reads), of the samplers that ``keep`` accepts, sorted by sampler and
+    seed; with ``seconds_digits``, ``sampler_seconds`` rounded to that many significant digits.
+    Nothing else of a line changes. Removes the file if no run is left. Returns (bytes before,
+    bytes after)."""
+    before = path.stat().st_size
+    last: dict[tuple[str, int], dict[str, Any]] = {}
+    for line in lzma.decompress(path.read_bytes()).decode().splitlines():
+        if line.strip():
+            stored = json.loads(line)
+            last[(stored["sampler"], stored["seed"])] = stored
+    lines = []
+    for key in sorted(k for k in last if keep(k[0])):
+        stored = last[key]
+        if seconds_digits is not None:
+            stored["sampler_seconds"] = [_significant(float(s), seconds_digits) for s in stored["sampler_seconds"]]
+        lines.append((json.dumps(stored, separators=(",", ":")) + "\n").encode())
+    if not lines:
+        path.unlink()
+        return before, 0
+    _replace(path, lzma.compress(b"".join(lines), preset=_XZ_PRESET))
+    return before, path.stat().st_size
 
 
 def load_problem(out_dir: Path, problem: str) -> dict[str, list[Record]]:
