@@ -77,7 +77,7 @@ def test_the_written_ledger_has_a_row_per_problem_and_totals(tmp_path: Path, led
     assert "| total | **0 of 4** (a copy " in text
     assert "| **5**/5 | **5**/5 | **5**/5 | **0**/5 | **5**/5 | **3**/3 | **0**/0 |" in text
     assert "- worse: 4 of 4 cells fail" in text
-    assert "- The references' stuck seeds: issue 13's defaults (`vpbo-v1`) 5, issue 21's (`vpbo-v2`) 5." in text
+    assert "- The references' stuck seeds: the robust defaults (`vpbo-v1`) 5, the every-seed defaults (`vpbo-v2`) 5." in text
     assert "share of stuck seeds is above the better of GPSampler's and TPE's: 0; on 0 of them" in text
 
 
@@ -110,7 +110,7 @@ def test_stuck_above_the_better_peer_is_set_beside_the_means() -> None:
     assert twice[-1].endswith("is below both peers' (a in toy, c, a in other).")
     assert lines[-2] == ("- Shares of stuck seeds over every set: the defaults 34/80 (42.5 %), `vpbo-v2` 18/60 (30.0 %), "
                          "GPSampler 7/30 (23.3 %), TPE 18/60 (30.0 %); the total's target, half of `vpbo-v2`'s: 15.0 %.")
-    assert lines[-3] == "- The references' stuck seeds: issue 13's defaults (`vpbo-v1`) 0, issue 21's (`vpbo-v2`) 18."
+    assert lines[-3] == "- The references' stuck seeds: the robust defaults (`vpbo-v1`) 0, the every-seed defaults (`vpbo-v2`) 18."
 
 
 def test_the_copy_of_the_better_reference_is_seeded(tmp_path: Path, ledger_set: adapt_ledger.LedgerSet) -> None:

@@ -1,4 +1,4 @@
-"""Issue 27's ledger (``vpbo-benchmark ledger``): per problem of every set, the envelope check of
+"""The ledger (``vpbo-benchmark ledger``): per problem of every set, the envelope check of
 the defaults and of each opt-in that ran on every set, and every sampler's stuck seeds counted in
 one report.
 
@@ -101,7 +101,7 @@ LEDGER_SETS: tuple[LedgerSet, ...] = (
               _variants("held-out")),
     LedgerSet("final held-out", tuple(GROUPS["final_held_out"]), f"{ADAPT}/final", V1_V2, (25, 50, 100),
               _variants("final")),
-    # The broad suite's `vpbo` runs are issue 21's defaults, `vpbo-v2` by the pinned name.
+    # The broad suite's `vpbo` runs are the every-seed defaults, `vpbo-v2` by the pinned name.
     LedgerSet("rest of the tuning half", REST, "benchmarks/results-suite", ("vpbo-v1", "vpbo"), (25, 50, 100), _variants("rest")),
     LedgerSet("paper suite", PAPER, f"{ADAPT}/paper", V1_V2, (25, 50, 100, 200), _variants("paper", conditional=False)),
 )
@@ -207,8 +207,8 @@ def overall_lines(result: Sequence[tuple[LedgerSet, list[ProblemLedger]]]) -> li
         lines.append(f"- {v}: {means + tails} of {2 * len(cells)} cells fail (a copy of the better reference {copies:.1f}); "
                      f"stuck seeds {stuck}.")
     first, second = (_total(result, [s.references[i] for s, _ in result]) for i in (0, 1))
-    lines.append(f"- The references' stuck seeds: issue 13's defaults (`vpbo-v1`) {first[0]}, "
-                 f"issue 21's (`vpbo-v2`) {second[0]}.")
+    lines.append(f"- The references' stuck seeds: the robust defaults (`vpbo-v1`) {first[0]}, "
+                 f"the every-seed defaults (`vpbo-v2`) {second[0]}.")
     defaults = variants[0]
     shares = {
         defaults: _total(result, [defaults] * len(result)), "`vpbo-v2`": second,
@@ -252,7 +252,7 @@ def _percent(stuck: int, seeds: int) -> str:
 def write_ledger(path: Path, result: Sequence[tuple[LedgerSet, list[ProblemLedger]]], command: str) -> str:
     """Write the ledger's Markdown to ``path`` and return it."""
     lines = [
-        "# Issue 27's ledger: the envelope and stuck seeds per problem",
+        "# The ledger: the envelope and stuck seeds per problem",
         "",
         "Generated; do not edit. Regenerate from the repository root: " + f"`{command}`.",
         "",

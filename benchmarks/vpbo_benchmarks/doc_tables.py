@@ -36,13 +36,13 @@ SAMPLER_LABELS = {
     "vpbo-noinit": "VPBO without search init",
     "vpbo-intersection": "VPBO on the intersection only",
     "vpbo-parego": "VPBO (ParEGO)",
-    # The pinned references (vpbo_variants.py): issue 21's defaults (vpbo-v2), the defaults before
-    # issue 21 (vpbo-v1: issue 13's) and before issue 13 (vpbo-v0, with its ablations); issue 21's
-    # changes put back alone.
-    "vpbo-v2": "VPBO, issue 21's defaults",
-    "vpbo-v1": "VPBO, issue 13's defaults",
+    # The pinned references (vpbo_variants.py): the every-seed defaults (vpbo-v2), the robust
+    # defaults before them (vpbo-v1) and the defaults before those (vpbo-v0, with its ablations);
+    # the every-seed changes put back alone.
+    "vpbo-v2": "VPBO, the every-seed defaults",
+    "vpbo-v1": "VPBO, the robust defaults",
     "vpbo-nostall": "VPBO, no stall safeguard",
-    "vpbo-v0": "VPBO, defaults before issue 13",
+    "vpbo-v0": "VPBO, the defaults before the robust ones",
     "vpbo-v0-noinit": "VPBO earlier, no search init",
     "vpbo-v0-standardize": "VPBO earlier, plain standardisation",
     "vpbo-v0-norefine": "VPBO earlier, no refinement of x",
@@ -50,14 +50,14 @@ SAMPLER_LABELS = {
     "vpbo-v0-5restarts": "VPBO earlier, 5 restarts",
     "vpbo-v0-intersection": "VPBO earlier, intersection only",
     "vpbo-v0-parego": "VPBO earlier (ParEGO)",
-    "vpbo-init24": "VPBO (issue 13), 24-trial design",
-    "vpbo-noearly": "VPBO (issue 13), refits every 10 trials",
-    "vpbo-noprior": "VPBO (issue 13), maximum likelihood",
-    # Stored runs of samplers that left the lab with their settings (issue 26).
-    "vpbo-gpsampler-prior": "VPBO (issue 13), GPSampler's priors",
-    "vpbo-relevance": "VPBO (issue 13), categorical relevance",
+    "vpbo-init24": "VPBO (robust defaults), 24-trial design",
+    "vpbo-noearly": "VPBO (robust defaults), refits every 10 trials",
+    "vpbo-noprior": "VPBO (robust defaults), maximum likelihood",
+    # Stored runs of samplers that left the lab with their settings.
+    "vpbo-gpsampler-prior": "VPBO (robust defaults), GPSampler's priors",
+    "vpbo-relevance": "VPBO (robust defaults), categorical relevance",
     "vpbo-stall": "VPBO, 10-trial design",
-    "vpbo-local": "VPBO (issue 13), local candidates",
+    "vpbo-local": "VPBO (robust defaults), local candidates",
     "tpe": "TPESampler",
     "tpe-group": "TPESampler (multivariate, group)",
     "tpe-auto": "TPESampler (AutoSampler's settings)",
