@@ -110,7 +110,8 @@ def test_stuck_above_the_better_peer_is_set_beside_the_means() -> None:
     assert twice[-1].endswith("is below both peers' (a in toy, c, a in other).")
     assert lines[-2] == ("- Shares of stuck seeds over every set: the defaults 34/80 (42.5 %), `vpbo-v2` 18/60 (30.0 %), "
                          "GPSampler 7/30 (23.3 %), TPE 18/60 (30.0 %); the total's target, half of `vpbo-v2`'s: 15.0 %.")
-    assert lines[-3] == "- The references' stuck seeds: the robust defaults (`vpbo-v1`) 0, the every-seed defaults (`vpbo-v2`) 18."
+    assert lines[-3] == ("- The references' stuck seeds: the robust defaults (`vpbo-v1`) 0, "
+                         "the every-seed defaults (`vpbo-v2`) 18.")
 
 
 def test_the_copy_of_the_better_reference_is_seeded(tmp_path: Path, ledger_set: adapt_ledger.LedgerSet) -> None:
