@@ -10,7 +10,8 @@ values, "acquisition": value}``; the first is the chosen one); a perturbed incum
 ``perturbed_parameter``, the numeric parameter drawn at random. With log EHVI (several
 objectives) ``acquisition`` is ``"log EHVI"`` and the model is a list ``objectives`` of one
 ``{lambda, noise, lengthscales}`` per objective. Once a model is fitted, ``pruned_in_model`` and
-``failed_in_model`` count the pruned and failed trials it learnt from and, when some trial
+``failed_in_model`` count the pruned and failed trials it learnt from (``early_stopped_in_model``,
+where there are some: the COMPLETE trials that stopped early, read as pruned) and, when some trial
 failed, ``p_success`` is the success model's probability that the chosen point does not fail
 (docs/pruning-and-failures.md). With one objective, ``prediction`` is the model's prediction of
 the trial's value at the suggested point (``{"mean", "sd"}`` in the objective's units, noise
@@ -97,6 +98,8 @@ def trial_states_markdown(diagnostics: Mapping[str, Any]) -> list[str]:
     if "pruned_in_model" not in diagnostics:
         return []
     text = f"**Learnt from** {diagnostics['pruned_in_model']} pruned and {diagnostics['failed_in_model']} failed trials"
+    if diagnostics.get("early_stopped_in_model"):
+        text += f", and {diagnostics['early_stopped_in_model']} complete trials that stopped early, read as pruned"
     if "p_success" in diagnostics:
         text += f"; probability that this trial does not fail: {_cell(diagnostics['p_success'])}"
     return ["", text]

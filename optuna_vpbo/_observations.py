@@ -22,7 +22,15 @@ from optuna_vpbo._proposals import Repeats
 from optuna_vpbo._repeat_policy import may_repeat_complete
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._tree_encoder import TreeEncoder
-from optuna_vpbo._trial_states import finished_trials, impute_failed_values, impute_pruned_values
+from optuna_vpbo._trial_states import (
+    Report,
+    early_stopped_report,
+    finished_trials,
+    impute_failed_values,
+    impute_from_reports,
+    last_report,
+    split_early_stopped,
+)
 from optuna_vpbo.search_space import SAME_VALUE_FRACTION
 
 # NOTE: in a flat space a point repeats a complete trial when its continuous floats are within
@@ -35,7 +43,9 @@ COMPLETE_REPEAT_FRACTION = 1e-9
 class Observations:
     """What one trial reads from the study, encoded. The objective model's rows are the complete
     trials, then (single objective) the pruned and the failed ones with imputed values
-    (``imputed``; ``_trial_states``)."""
+    (``imputed``; ``_trial_states``). With ``pruned_trials="impute"`` and one objective, the
+    COMPLETE trials that stopped early (``_trial_states.split_early_stopped``) are among the
+    pruned ones, after the PRUNED trials, and not among the complete ones."""
 
     encoder: TreeEncoder
     complete: list[FrozenTrial]
@@ -114,12 +124,18 @@ def observe(
     complete, pruned, failed = (
         [t for t in group if encoder.covers(t.params)] for group in (finished.complete, finished.pruned, finished.failed)
     )
-    finished_h, finished_x = encoder.encode([t.params for t in (*complete, *pruned, *failed)])
     m = len(study.directions)
+    # Early-stopped COMPLETE trials are evidence of the kind pruned trials are: read as pruned.
+    stopped: list[FrozenTrial] = []
+    if m == 1 and pruned_trials == "impute":
+        complete, stopped = split_early_stopped(complete, study.direction)
+    reports = [*(last_report(t) for t in pruned), *(early_stopped_report(t, complete) for t in stopped)]
+    pruned = [*pruned, *stopped]
+    finished_h, finished_x = encoder.encode([t.params for t in (*complete, *pruned, *failed)])
     values = np.array([t.values for t in complete], dtype=np.float64).reshape(len(complete), m)
-    pruned_values, failed_values = (
-        _imputed_values((complete, pruned, failed), study, pruned_trials, failed_trials) if m == 1 else (np.zeros(0), np.zeros(0))
-    )
+    pruned_values, failed_values = (np.zeros(0), np.zeros(0))
+    if m == 1:
+        pruned_values, failed_values = _imputed_values((complete, reports, failed), study, pruned_trials, failed_trials)
     # The objective model's rows: the complete trials, then the imputed pruned and failed ones.
     rows = np.concatenate([
         np.arange(len(complete) + len(pruned_values)),
@@ -138,16 +154,16 @@ def observe(
 
 
 def _imputed_values(
-    observed_trials: tuple[list[FrozenTrial], list[FrozenTrial], list[FrozenTrial]], study: Study, pruned_trials: str,
+    observed_trials: tuple[list[FrozenTrial], list[Report], list[FrozenTrial]], study: Study, pruned_trials: str,
     failed_trials: str,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The imputed values of all the pruned trials and of all the failed ones, each empty where
-    they are ignored or no complete value exists (``_trial_states``)."""
-    complete, pruned, failed = observed_trials
+    """The imputed values of all the pruned trials (given by their last reports) and of all the
+    failed ones, each empty where they are ignored or no complete value exists (``_trial_states``)."""
+    complete, reports, failed = observed_trials
     failed = failed if failed_trials in ("impute", "both") else []
     failed_values = impute_failed_values(complete, len(failed), study.direction)
-    pruned = pruned if pruned_trials == "impute" else []
-    return impute_pruned_values(complete, pruned, study.direction), failed_values
+    reports = reports if pruned_trials == "impute" else []
+    return impute_from_reports(complete, reports, study.direction), failed_values
 
 
 def model_data(study: Study, observed: Observations) -> ModelData:

@@ -314,10 +314,13 @@ def _ranking(proposal: Proposal, encoder: TreeEncoder) -> list[dict[str, Any]]:
 
 
 def _state_diagnostics(observed: Observations, settings: VPBOSettings) -> dict[str, Any]:
-    """How many pruned and failed trials the models used."""
+    """How many pruned and failed trials the models used, and, where some did, how many COMPLETE
+    trials that stopped early it read as pruned (``_trial_states.split_early_stopped``)."""
     imputed_states = [t.state for t in observed.imputed]
     n_failed = len(observed.failed) if settings.failed_trials != "ignore" else 0
-    return {"pruned_in_model": imputed_states.count(TrialState.PRUNED), "failed_in_model": n_failed}
+    n_stopped = imputed_states.count(TrialState.COMPLETE)
+    stopped = {"early_stopped_in_model": n_stopped} if n_stopped else {}
+    return {"pruned_in_model": imputed_states.count(TrialState.PRUNED), "failed_in_model": n_failed} | stopped
 
 
 def _with_prediction(suggestion: Suggestion, models: list[ObjectiveModel], observed: Observations) -> Suggestion:

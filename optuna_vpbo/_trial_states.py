@@ -6,6 +6,15 @@
   monotone fit on the complete trials that reported at the same step, never better than the
   median final value of the complete trials (the pruner ruled the trial worse than its peers)
   and never worse than their worst. A trial pruned before any report takes the worst value.
+- **Early-stopped** trials (single objective): a COMPLETE trial whose intermediate values stop
+  before the study's last step, in a study where at least ``MIN_FULL_TRIALS`` complete trials
+  reach that step, and whose value is not better than all of theirs (``split_early_stopped``),
+  was stopped early: Ray Tune's schedulers tell Optuna
+  such a trial as COMPLETE with its last, truncated value (each result but the last is an
+  intermediate value), and so does a user's own early stopping. It is evidence of the same kind
+  as a pruned trial and is read as one (``early_stopped_report``, ``impute_from_reports``): its
+  value, where it differs from its last intermediate value, is its report at the next step the
+  full trials reported.
 - **Failed** trials (an exception or a NaN returned by the objective) join the objective GP at a
   pessimistic value (the upper quartile of the complete values: ``impute_failed_values``), and
   get rows in the success model: a GP on success/failure labels of every finished trial whose
@@ -40,6 +49,16 @@ from optuna_vpbo._stored import objective_failure_mark, retried_trial
 FAILED_VALUE_QUANTILE = 0.75
 # Least complete trials at one step for a least-squares step-to-final fit (else a median offset).
 MIN_PEERS_FOR_FIT = 3
+# NOTE: a COMPLETE trial that stopped reporting before the study's last step is read as a pruned
+# trial (with pruned_trials="impute", one objective): Ray Tune's schedulers and a user's own early
+# stopping end trials COMPLETE with a truncated value, which the model would otherwise take for a
+# final one. A constant, not a setting: studies in which no complete trial stops early are read
+# as before, bit for bit, and where trials do stop early a truncated loss is not a final loss;
+# the tests switch it off to compare.
+EARLY_STOPPED_AS_PRUNED = True
+# NOTE: the study's last step is its budget only once this many complete trials reach it; before,
+# the longest trials may be a few that happened to run longer, and no trial counts as stopped.
+MIN_FULL_TRIALS = 3
 # Success labels as constraint values: <= 0 is a success, so log P(success) is log P(feasible).
 SUCCESS_LABEL = -0.5
 FAILURE_LABEL = 0.5
@@ -74,36 +93,91 @@ def mark_objective_failure(study: Study, trial: FrozenTrial) -> None:
     set_trial_system_attr(study, trial, OBJECTIVE_FAILURE_KEY, True)
 
 
+# A trial's last report: (step, value); (None, nan) for a trial that reported nothing.
+Report = tuple[int | None, float]
+
+
 def impute_pruned_values(complete: Sequence[FrozenTrial], pruned: Sequence[FrozenTrial], direction: StudyDirection) -> np.ndarray:
     """Pessimistic final values (in the study's direction) of ``pruned`` trials, from the
     ``complete`` trials' final values and intermediate values (see the module docstring).
     Empty without a finite complete value."""
+    return impute_from_reports(complete, [last_report(t) for t in pruned], direction)
+
+
+def last_report(trial: FrozenTrial) -> Report:
+    """A (pruned) trial's last intermediate value and its step."""
+    step = trial.last_step
+    return (step, trial.intermediate_values[step]) if step is not None else (None, math.nan)
+
+
+def impute_from_reports(complete: Sequence[FrozenTrial], reports: Sequence[Report], direction: StudyDirection) -> np.ndarray:
+    """``impute_pruned_values`` of trials whose last reports are ``reports``."""
     sign, finals = _losses(complete, direction)
     finite = finals[np.isfinite(finals)]
-    if not len(pruned) or not len(finite):
+    if not len(reports) or not len(finite):
         return np.zeros(0)
     floor, worst = float(np.median(finite)), float(finite.max())
-    losses = np.full(len(pruned), worst)
-    for step, members in _by_last_step(pruned).items():
+    losses = np.full(len(reports), worst)
+    for step, members in _by_last_step(reports).items():
         reported = [
             (sign * t.intermediate_values[step], final) for t, final in zip(complete, finals) if step in t.intermediate_values
         ]
         peers = [(v, f) for v, f in reported if math.isfinite(v) and math.isfinite(f)]
         if not peers:
             continue
-        last = np.array([sign * pruned[i].intermediate_values[step] for i in members])
+        last = np.array([sign * reports[i][1] for i in members])
         losses[members] = np.clip(step_to_final(np.array(peers), last), floor, worst)
     return sign * losses
 
 
-def _by_last_step(pruned: Sequence[FrozenTrial]) -> dict[int, list[int]]:
-    """The indices of the pruned trials by their last step (those with a finite last value)."""
+def _by_last_step(reports: Sequence[Report]) -> dict[int, list[int]]:
+    """The indices of the reports by their step (those with a step and a finite value)."""
     by_step: dict[int, list[int]] = {}
-    for i, trial in enumerate(pruned):
-        step = trial.last_step
-        if step is not None and math.isfinite(trial.intermediate_values[step]):
+    for i, (step, value) in enumerate(reports):
+        if step is not None and math.isfinite(value):
             by_step.setdefault(step, []).append(i)
     return by_step
+
+
+def split_early_stopped(
+    complete: Sequence[FrozenTrial], direction: StudyDirection
+) -> tuple[list[FrozenTrial], list[FrozenTrial]]:
+    """The ``complete`` trials read as complete, and those that stopped early (both in trial
+    order). With ``EARLY_STOPPED_AS_PRUNED``, where at least ``MIN_FULL_TRIALS`` complete trials
+    with a finite value (the *full* trials) reach the largest last step L of the complete trials,
+    a complete trial stopped early when its last step is below L, or it reported no intermediate
+    value, and its value is not better than every full trial's (a scheduler stops the trials that
+    fall behind; one that stopped ahead of every full trial converged, or will end better still:
+    it stays complete). Else none did."""
+    complete = list(complete)
+    sign, losses = _losses(complete, direction)
+    finite = np.isfinite(losses)
+    reached = [t.last_step for t, ok in zip(complete, finite) if ok and t.last_step is not None]
+    if not EARLY_STOPPED_AS_PRUNED or not reached:
+        return complete, []
+    last = max(reached)
+    full = [t.last_step == last and ok for t, ok in zip(complete, finite)]
+    if sum(full) < MIN_FULL_TRIALS:
+        return complete, []
+    best = float(losses[np.array(full)].min())
+    stopped = [
+        not is_full and (t.last_step is None or t.last_step < last) and not loss < best
+        for t, is_full, loss in zip(complete, full, losses)
+    ]
+    return [t for t, s in zip(complete, stopped) if not s], [t for t, s in zip(complete, stopped) if s]
+
+
+def early_stopped_report(trial: FrozenTrial, full: Sequence[FrozenTrial]) -> Report:
+    """An early-stopped trial's last report: its value at the first step after its last
+    intermediate value at which the ``full`` trials reported (Ray Tune reports each result but the
+    last as an intermediate value, and the last is the value); its last intermediate value where
+    the value equals it (the objective returned its last report), or where no value is finite."""
+    step, value = last_report(trial)
+    final = trial.value if trial.value is not None else math.nan
+    if not math.isfinite(final) or (step is not None and final == value):
+        return step, value
+    later = {s for t in full for s in t.intermediate_values if step is None or s > step}
+    return (min(later), final) if later else (step, value)
 
 
 def impute_failed_values(complete: Sequence[FrozenTrial], n_failed: int, direction: StudyDirection) -> np.ndarray:
