@@ -218,10 +218,7 @@ class TrialPipeline:
             rows = least_observed(rows, observed.h)
         if encoder.tree.is_flat:
             all_numeric = np.ones(encoder.n_numeric, dtype=bool)
-            limit = self._settings.max_enumerated_combinations
-            climb = not stalled and n_rows(encoder, limit) > limit  # a sample of a space beyond enumeration
-            screened = encoder.snap(candidates[:N_SCREEN_CANDIDATES], all_numeric)
-            rows = screen(acquisition, rows, screened, encoder.n_choices, climb=climb)
+            rows = screen(acquisition, rows, encoder.snap(candidates[:N_SCREEN_CANDIDATES], all_numeric), encoder.n_choices)
         taken_h, taken_x = observed.taken
         starts = RefinementStarts(observed.h[starts_order], observed.x[starts_order], n_observed, taken_h, taken_x)
         return propose(

@@ -35,10 +35,6 @@ SCREEN_ABOVE = 512
 N_SCREEN_CANDIDATES = 64
 N_SCREENED = 128
 N_NEIGHBOUR_SEEDS = 4
-# NOTE: beyond enumeration the screen climbs: the one-change neighbours of its best rows are
-# scored too, for up to this many rounds or until its best rows stay the same (a local search
-# over combinations, as GPSampler searches one categorical at a time from good starts).
-MAX_CLIMB_ROUNDS = 8
 # SciPy's Sobol engine initialises shared tables on first use: one lock for every sampler, as
 # Optuna guards its own ``qmc.Sobol``.
 _SOBOL_LOCK = threading.Lock()
@@ -139,35 +135,18 @@ def refine(
     return (x, value) if value > value0 else (x0, value0)
 
 
-def screen(
-    acquisition: _core.Acquisition, rows: np.ndarray, candidates: np.ndarray, n_levels: np.ndarray, climb: bool = False
-) -> np.ndarray:
+def screen(acquisition: _core.Acquisition, rows: np.ndarray, candidates: np.ndarray, n_levels: np.ndarray) -> np.ndarray:
     """A shortlist of a large flat set of combinations for the full value proposals.
 
     All combinations are scored on the first ``N_SCREEN_CANDIDATES`` candidates (a coarse
     proposal); the ``N_SCREENED`` best are kept, plus every one-change neighbour of the
-    ``N_NEIGHBOUR_SEEDS`` best (a local search step over combinations). With ``climb`` (a space
-    beyond enumeration, where ``rows`` is a sample), the neighbours of the best rows are scored
-    and joined first, for up to ``MAX_CLIMB_ROUNDS`` rounds or until the best rows stay the same.
-    Small sets are returned unchanged, so the paper's exhaustive proposals stay exact there.
+    ``N_NEIGHBOUR_SEEDS`` best (a local search step over combinations). Small sets are returned
+    unchanged, so the paper's exhaustive proposals stay exact there.
     """
     if len(rows) <= SCREEN_ABOVE:
         return rows
-    scored = candidates[:N_SCREEN_CANDIDATES]
-    _, coarse = _core.value_proposals(acquisition, rows, scored)
+    _, coarse = _core.value_proposals(acquisition, rows, candidates[:N_SCREEN_CANDIDATES])
     order = np.argsort(-coarse, kind="stable")
-    for _ in range(MAX_CLIMB_ROUNDS if climb else 0):
-        seen = {row.tobytes() for row in np.ascontiguousarray(rows, dtype=np.int32)}
-        best_before = rows[order[:N_NEIGHBOUR_SEEDS]].copy()
-        neighbours = unique_rows(np.concatenate([hamming_neighbours(seed, n_levels) for seed in best_before]), n_levels)
-        new = neighbours[[row.tobytes() not in seen for row in neighbours]]
-        if len(new) == 0:
-            break
-        _, new_coarse = _core.value_proposals(acquisition, np.ascontiguousarray(new), scored)
-        rows, coarse = np.concatenate([rows, new]), np.concatenate([coarse, new_coarse])
-        order = np.argsort(-coarse, kind="stable")
-        if np.array_equal(rows[order[:N_NEIGHBOUR_SEEDS]], best_before):
-            break
     seeds = rows[order[:N_NEIGHBOUR_SEEDS]]
     shortlist = np.concatenate([rows[order[:N_SCREENED]], *(hamming_neighbours(seed, n_levels) for seed in seeds)])
     return unique_rows(shortlist, n_levels)
