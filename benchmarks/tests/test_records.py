@@ -75,7 +75,8 @@ def test_repack_keeps_what_load_problem_reads_in_one_stream(tmp_path: Path) -> N
     assert list(after) == ["a", "b"] and after["a"][2]["n_trials"] == 120
     for sampler in after:
         for old, new in zip(before[sampler], after[sampler], strict=True):
-            assert {k: v for k, v in new.items() if k != "sampler_seconds"} == {k: v for k, v in old.items() if k != "sampler_seconds"}
+            same = {k: v for k, v in old.items() if k != "sampler_seconds"}
+            assert {k: v for k, v in new.items() if k != "sampler_seconds"} == same
             assert new["sampler_seconds"] == [float(f"{s:.2e}") for s in old["sampler_seconds"]]
     repack(records_path(tmp_path, "toy"), keep=lambda sampler: False)
     assert not records_path(tmp_path, "toy").exists()
