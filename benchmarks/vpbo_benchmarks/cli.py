@@ -39,7 +39,6 @@ from vpbo_benchmarks.runner import run
 from vpbo_benchmarks.samplers import SAMPLER_FACTORIES
 
 DEFAULT_OUT = Path("benchmarks/results")
-DEFAULT_FIGURES = Path("benchmarks/figures")
 DEFAULT_OVERHEAD_OUT = Path("benchmarks/results-overhead")
 # The extra of benchmarks/pyproject.toml that brings each optional top-level module the commands
 # import: the heavy peers only (every other module is a dependency of the lab).
@@ -253,7 +252,7 @@ def add_overhead(commands: Subcommands) -> dict[str, Handler]:
     parser.add_argument("--gp-max-trials", type=int, default=overhead.DEFAULT_GP_MAX_TRIALS, help="largest n timed for GPSampler")
     for parser_ in (parser, commands.add_parser("overhead-plot", help="table and figures of a stored overhead run")):
         parser_.add_argument("--out", type=Path, default=DEFAULT_OVERHEAD_OUT, help="folder of the overhead JSON file")
-        parser_.add_argument("--figures", type=Path, default=DEFAULT_FIGURES, help="folder of the PNG figures")
+        parser_.add_argument("--figures", type=Path, default=None, help="folder of the PNG figures (default <out>/figures)")
         parser_.add_argument(
             "--file", default=overhead.OVERHEAD_FILE, help="name of the JSON file in --out; its stem prefixes the figures"
         )
@@ -277,7 +276,8 @@ def overhead_report(args: argparse.Namespace) -> None:
     flops = record["gemm_flops_per_second"]
     print(f"single-thread GEMM: {flops / 1e9:.1f} GFlop/s")
     print(overhead.overhead_table(results, flops, record["n_candidates"], record["max_enumerated_combinations"]))
-    for path in overhead.write_figures(results, args.figures, Path(args.file).stem):
+    figures = args.out / "figures" if args.figures is None else args.figures
+    for path in overhead.write_figures(results, figures, Path(args.file).stem):
         print(f"wrote {path}")
 
 
