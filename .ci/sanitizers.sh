@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 tests=("$@")
 if [ ${#tests[@]} -eq 0 ]; then
     tests=(tests/test_native_numerics.py tests/test_priors.py tests/test_multi_objective.py
-        tests/test_hyperparameter_layout.py tests/test_proposal_policies.py tests/test_conditional.py
+        tests/test_hyperparameter_layout.py tests/test_search_policy.py tests/test_conditional.py
         tests/test_pending.py tests/test_output_transforms.py tests/test_pruned_and_failed_trials.py)
 fi
 venv="$(mktemp -d /tmp/optuna-vpbo-sanitizers.XXXXXX)"
