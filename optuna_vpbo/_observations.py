@@ -101,7 +101,6 @@ class Observations:
         return may_repeat_complete(policy, self.h[:n], self.x[:n], self.values[:n], noise, signal)
 
 
-
 def tree_states(pruned_trials: str) -> tuple[TrialState, ...]:
     """The states of the trials whose parameters shape the search tree: complete and, where the
     model learns from them, pruned (a pruned trial has suggested its parameters before it

@@ -150,7 +150,7 @@ def split_early_stopped(
     fall behind; one that stopped ahead of every full trial converged, or will end better still:
     it stays complete). Else none did."""
     complete = list(complete)
-    sign, losses = _losses(complete, direction)
+    _, losses = _losses(complete, direction)
     finite = np.isfinite(losses)
     reached = [t.last_step for t, ok in zip(complete, finite) if ok and t.last_step is not None]
     if not EARLY_STOPPED_AS_PRUNED or not reached:

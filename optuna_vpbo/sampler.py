@@ -106,8 +106,6 @@ class VPBOSampler(BaseSampler):
             raise TypeError(f"constraints_func must be callable or None, got {constraints_func!r}.")
         self._settings = resolve_settings(preset, settings, n_startup_trials)
         self._record_proposals = record_proposals
-        # The diagnostics recorded for each running trial, by (study name, trial number).
-        self._recorded: dict[tuple[str, int], dict[str, Any]] = {}
         self._base_seed = seed_entropy(seed)
         self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
         self._warn_independent_sampling = warn_independent_sampling
@@ -134,7 +132,6 @@ class VPBOSampler(BaseSampler):
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         del state["_lock"]
-        state["_recorded"] = {}  # the running trials of this process only
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -187,8 +184,6 @@ class VPBOSampler(BaseSampler):
     def _record(self, study: Study, trial: FrozenTrial, diagnostics: dict[str, Any]) -> None:
         if self._record_proposals:
             record_diagnostics(study, trial, diagnostics)
-            # Kept until after_trial, which adds to them: never read back from the storage.
-            self._recorded[(study.study_name, trial.number)] = diagnostics
 
     def sample_independent(
         self,
@@ -226,7 +221,6 @@ class VPBOSampler(BaseSampler):
         if state == TrialState.FAIL:
             # Only failures that pass here are the configuration's (docs/pruning-and-failures.md).
             mark_objective_failure(study, trial)
-        self._recorded.pop((study.study_name, trial.number), None)
         if self._constraints_func is not None:
             _optuna_compat.process_constraints_after_trial(self._constraints_func, study, trial, state)
         self._independent_sampler.after_trial(study, trial, state, values)

@@ -12,8 +12,10 @@ import pytest
 from conftest import make_sampler
 from optuna_vpbo import VPBOSampler
 from optuna_vpbo._combinations import least_observed, unique_rows
+from optuna_vpbo._diagnostics import MOVE_TITLES
 from optuna_vpbo._search_policy import (
     MAX_PERTURBATION_DRAWS,
+    MOVES,
     PERTURBATION_BACKOFF,
     PERTURBATION_PERIOD,
     STALL_TOLERANCE,
@@ -235,3 +237,7 @@ def test_the_paper_preset_makes_value_proposals_on_every_trial() -> None:
     study = _stalled_study(False, 40, VPBOSampler(seed=0, preset="paper", n_startup_trials=4, record_proposals=True))
     moves = {t.user_attrs["vpbo"].get("move") for t in study.trials[4:]}
     assert moves == {"proposals"}
+
+
+def test_the_note_has_a_title_for_every_move() -> None:
+    assert set(MOVE_TITLES) == set(MOVES)
