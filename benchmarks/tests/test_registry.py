@@ -19,6 +19,7 @@ from vpbo_benchmarks import (
     lazy,
     ml_problems,
     numeric_problems,
+    short_studies,
     registry,
     suite,
     synthetic_problems,
@@ -31,7 +32,7 @@ HEAVY_TOP_LEVEL = ("sklearn", "xgboost", "mlxtend", "smac", "ConfigSpace", "dask
 def test_every_family_registers_its_problems_once() -> None:
     families = [
         synthetic_problems.PROBLEMS, chemistry_problems.PROBLEMS, ml_problems.PROBLEMS, suite.PROBLEMS, fresh_problems.PROBLEMS,
-        adapt_held_out.PROBLEMS, final_held_out.PROBLEMS, numeric_problems.PROBLEMS, combinatorial.PROBLEMS,
+        adapt_held_out.PROBLEMS, final_held_out.PROBLEMS, numeric_problems.PROBLEMS, combinatorial.PROBLEMS, short_studies.PROBLEMS,
     ]
     names = [name for family in families for name in family]
     assert len(names) == len(set(names))

@@ -30,6 +30,7 @@ from vpbo_benchmarks import (
     final_held_out,
     fresh_problems,
     numeric_problems,
+    short_studies,
     suite,
     synthetic_problems,
 )
@@ -61,12 +62,13 @@ def register(*families: Mapping[str, ProblemFactory]) -> dict[str, ProblemFactor
 PROBLEMS: Mapping[str, ProblemFactory] = register(
     synthetic_problems.PROBLEMS, chemistry_problems.PROBLEMS, ML_PROBLEMS, suite.PROBLEMS, fresh_problems.PROBLEMS,
     adapt_held_out.PROBLEMS, final_held_out.PROBLEMS, numeric_problems.PROBLEMS, combinatorial.PROBLEMS,
+    short_studies.PROBLEMS,
 )
 PROBLEM_NAMES: tuple[str, ...] = tuple(PROBLEMS)
 SPECS: Mapping[str, SuiteSpec] = {
     **suite.SUITE_SPECS, **fresh_problems.FRESH_SPECS, **adapt_held_out.ADAPT_SPECS, **final_held_out.FINAL_SPECS,
 }
-PROBLEM_SETS: Mapping[str, ProblemSet] = {problem_set.name: problem_set for problem_set in (combinatorial.COMBINATORIAL,)}
+PROBLEM_SETS: Mapping[str, ProblemSet] = {problem_set.name: problem_set for problem_set in (combinatorial.COMBINATORIAL, short_studies.SHORT_STUDIES)}
 GROUPS: Mapping[str, tuple[str, ...]] = {
     **suite.HALVES,
     "fresh_held_out": fresh_problems.FRESH_HELD_OUT,
