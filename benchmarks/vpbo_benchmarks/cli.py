@@ -163,6 +163,11 @@ def add_kind_verb(commands: Subcommands, verb: str) -> argparse.ArgumentParser:
     return parser
 
 
+def help_printer(parser: argparse.ArgumentParser) -> Handler:
+    """The handler that prints ``parser``'s help (of a verb with kinds, run without --kind)."""
+    return lambda _args: parser.print_help()
+
+
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     """The parser of every verb, and each verb's handler (those of ``list``, ``run`` and ``report``
     are their kinds', see ``run_kind``)."""
@@ -173,8 +178,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     commands = parser.add_subparsers(dest="command", required=True)
     handlers: dict[str, Handler] = {}
     for verb in KIND_VERBS:
-        verb_parser = add_kind_verb(commands, verb)
-        handlers[verb] = lambda _args, verb_parser=verb_parser: verb_parser.print_help()
+        handlers[verb] = help_printer(add_kind_verb(commands, verb))
     commands.add_parser(
         "table", help="one condensed Markdown table of stored runs, printed (see `table --help`)", add_help=False
     )
