@@ -41,6 +41,7 @@ from vpbo_benchmarks.samplers import SAMPLER_FACTORIES
 
 DEFAULT_OUT = Path("benchmarks/results")
 DEFAULT_OVERHEAD_OUT = Path("benchmarks/results-overhead")
+DEFAULT_LEDGER = Path("docs/ledger.md")
 # The extra of benchmarks/pyproject.toml that brings each optional top-level module the commands
 # import: the heavy peers only (every other module is a dependency of the lab).
 EXTRA_OF_MODULE = dict.fromkeys(["cmaes", "ax", "botorch", "gpytorch", "torch"], "peers")
@@ -244,7 +245,7 @@ def docs(args: argparse.Namespace) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# run, report, hypervolume
+# run, report --kind full, hypervolume
 # --------------------------------------------------------------------------------------------
 
 
@@ -371,7 +372,7 @@ def overhead_report(args: argparse.Namespace) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# report --kind suite
+# report --kind suite, envelope, ledger, repeats, trial-kinds
 # --------------------------------------------------------------------------------------------
 
 
@@ -402,11 +403,6 @@ def write_suite_report(args: argparse.Namespace) -> None:
     collected = suite_report.collect_suite(args.out, args.problems or GROUPS[args.half], args.samplers, args.seeds)
     command = typed_command("report")
     print(suite_report.write_suite_report(path, collected, label, args.checkpoints, args.reference, args.stuck_trials, command))
-
-
-# --------------------------------------------------------------------------------------------
-# report --kind envelope
-# --------------------------------------------------------------------------------------------
 
 
 def add_envelope(commands: Subcommands) -> dict[str, Handler]:
@@ -443,13 +439,6 @@ def write_envelope(args: argparse.Namespace) -> None:
     print(envelope_report.write_envelope_report(path, result, command))
 
 
-# --------------------------------------------------------------------------------------------
-# report --kind ledger
-# --------------------------------------------------------------------------------------------
-
-DEFAULT_LEDGER = Path("docs/ledger.md")
-
-
 def add_ledger(commands: Subcommands) -> dict[str, Handler]:
     parser = commands.add_parser(
         "ledger", help="per problem of every problem set, the envelope and the stuck seeds in one report (--report)"
@@ -466,11 +455,6 @@ def write_ledger(args: argparse.Namespace) -> None:
     command = typed_command("report") or "vpbo-benchmark report --kind ledger"
     ledger_report.write_ledger(args.report, result, command)
     print("\n".join(ledger_report.overall_lines(result)))
-
-
-# --------------------------------------------------------------------------------------------
-# report --kind repeats, trial-kinds
-# --------------------------------------------------------------------------------------------
 
 
 def add_repeats(commands: Subcommands) -> dict[str, Handler]:
