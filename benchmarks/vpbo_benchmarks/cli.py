@@ -220,13 +220,20 @@ def list_problems_and_samplers(args: argparse.Namespace) -> None:
     print("\n".join(catalogue.sampler_lines()))
 
 
+def add_verb(commands: Subcommands, verb: str, summary: str, description: str, example: str) -> argparse.ArgumentParser:
+    """The parser of ``verb``: its one-line ``summary``, and a help of its ``description`` and an ``example``."""
+    return commands.add_parser(
+        verb, help=summary, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=f"{description}\n\nExample: {example}",
+    )
+
+
 def add_docs(commands: Subcommands) -> dict[str, Handler]:
-    parser = commands.add_parser(
-        "docs", help="regenerate every marked table of README.md and docs/*.md from the stored runs",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Each marked table of README.md and docs/*.md names the `vpbo-benchmark table` command that made it; "
+    parser = add_verb(
+        commands, "docs", "regenerate every marked table of README.md and docs/*.md from the stored runs",
+        "Each marked table of README.md and docs/*.md names the `vpbo-benchmark table` command that made it; "
         "docs reruns each over the stored runs under benchmarks/ and rewrites the table in place (--check: only "
-        "compares, exit 1 when a page is out of date).\n\nExample: vpbo-benchmark docs --check",
+        "compares, exit 1 when a page is out of date).", "vpbo-benchmark docs --check",
     )
     parser.add_argument("--root", type=Path, default=Path("."), help="the repository")
     parser.add_argument("--check", action="store_true", help="only list the pages that are out of date (exit 1)")
@@ -245,7 +252,7 @@ def docs(args: argparse.Namespace) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# run, report --kind full, hypervolume
+# run, report --kind full, hypervolume, overhead
 # --------------------------------------------------------------------------------------------
 
 
@@ -321,18 +328,13 @@ def add_hypervolume(commands: Subcommands) -> dict[str, Handler]:
     return {"hypervolume": lambda args: print(hypervolume_table(args.out, args.problems, args.samplers, args.checkpoints))}
 
 
-# --------------------------------------------------------------------------------------------
-# overhead
-# --------------------------------------------------------------------------------------------
-
 
 def add_overhead(commands: Subcommands) -> dict[str, Handler]:
-    parser = commands.add_parser(
-        "overhead", help="sampler time per trial against n and C: measure and store, or (--plot) tabulate a stored run",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Times each sampler's suggestion at every size of --sizes, stores the run as <out>/<file>, prints its "
+    parser = add_verb(
+        commands, "overhead", "sampler time per trial against n and C: measure and store, or (--plot) tabulate a stored run",
+        "Times each sampler's suggestion at every size of --sizes, stores the run as <out>/<file>, prints its "
         "table and draws its figures into --figures (<out>/figures). With --plot: no timing, only the table and figures "
-        "of the stored run.\n\nExample: vpbo-benchmark overhead --plot --figures /tmp/figures",
+        "of the stored run.", "vpbo-benchmark overhead --plot --figures /tmp/figures",
     )
     parser.add_argument("--cases", type=names, default=list(overhead.CASES))
     parser.add_argument("--samplers", type=names, default=["vpbo", "gp", "tpe"])
