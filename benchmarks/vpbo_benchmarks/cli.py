@@ -328,7 +328,6 @@ def add_hypervolume(commands: Subcommands) -> dict[str, Handler]:
     return {"hypervolume": lambda args: print(hypervolume_table(args.out, args.problems, args.samplers, args.checkpoints))}
 
 
-
 def add_overhead(commands: Subcommands) -> dict[str, Handler]:
     parser = add_verb(
         commands, "overhead", "sampler time per trial against n and C: measure and store, or (--plot) tabulate a stored run",
