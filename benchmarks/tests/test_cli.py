@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from lab_testing import run_bounded
-from vpbo_benchmarks.cli import exit_for_missing_module, main
+from vpbo_benchmarks.cli import KIND_VERBS, build_parser, dispatch, exit_for_missing_module, main
 from vpbo_benchmarks.doc_tables import regenerate_docs
 from vpbo_benchmarks.progress import RunProgress
 from vpbo_benchmarks.report import collect
@@ -106,6 +106,22 @@ def test_a_closed_pipe_ends_the_command_quietly(tmp_path: Path) -> None:
 def test_module_entry_point_still_works(tmp_path: Path) -> None:
     result = run_bounded([sys.executable, "-m", "vpbo_benchmarks", "--help"], TIMEOUT_SECONDS, cwd=tmp_path)
     assert result.returncode == 0 and "list" in result.stdout and "docs" in result.stdout
+
+
+def test_at_most_eight_verbs_each_with_a_help_and_an_example(capsys: pytest.CaptureFixture[str]) -> None:
+    parser, _ = build_parser()
+    [verbs] = [action.choices for action in parser._actions if isinstance(action.choices, dict)]
+    assert len(verbs) <= 8
+    for verb in verbs:
+        try:
+            dispatch([verb, "--help"])
+        except SystemExit:
+            pass
+        assert "Example: vpbo-benchmark " in capsys.readouterr().out, verb
+    for verb, (_, _, default, _, _) in KIND_VERBS.items():
+        with pytest.raises(SystemExit):
+            dispatch([verb, "--kind", default, "--help"])
+        assert f"vpbo-benchmark {verb} --kind {default}" in capsys.readouterr().out
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
-"""The adapt held-out set of issue 27: eight new problems, written before any tuning of issue 27.
+"""The adapt held-out set: eight new problems, written before the tuning of the defaults it checks.
 
-The rule that chose them (in full: docs/suite.md, "The adapt held-out set (issue 27)"):
+The rule that chose them (in full: docs/suite.md, "The adapt held-out set"):
 1. New: no re-parametrisation of a broad-suite, paper, fresh held-out or issue-27-quoted problem;
    base functions the project has not used (Gallagher's peaks, Michalewicz, Wendland holes,
    Drop-Wave, Zakharov, Bohachevsky, a roofline cost model, cantilever sizing, an error terrace)
@@ -13,7 +13,7 @@ The rule that chose them (in full: docs/suite.md, "The adapt held-out set (issue
    enumeration, the best combination unique by more than 0.005; the tests check each by an
    independent search. 4. Random tables from np.random.default_rng(2701 ... 2708), drawn once.
 
-The rule of use: no sampler study (VPBO or any peer) runs on these problems until issue 27's
+The rule of use: no sampler study (VPBO or any peer) runs on these problems until the
 defaults are frozen; the tests run only random trials and direct evaluations.
 
 This module is the set; :mod:`.registry` registers its problems with every other family's, and

@@ -1,4 +1,4 @@
-"""The adapt held-out set (issue 27), its multimodal problems: ``peak_field`` (Gallagher's
+"""The adapt held-out set, its multimodal problems: ``peak_field`` (Gallagher's
 Gaussian peaks), ``michalewicz_gates`` (Michalewicz's valleys), ``compact_foxholes`` (Wendland
 holes; floats and ints only) and ``bit_branches`` (an int decides the branch; Drop-Wave's rings).
 The set, its rule and its rule of use: :mod:`.adapt_held_out`.

@@ -1,4 +1,4 @@
-"""The adapt held-out set (issue 27), its structured problems: ``beam_hierarchy`` (hierarchical
+"""The adapt held-out set, its structured problems: ``beam_hierarchy`` (hierarchical
 engineering: cantilever sizing), ``tile_autotune`` (a deterministic int-only space of 384 points),
 ``noisy_batch`` (heavy-tailed noise that depends on an int) and ``plateau_steps`` (a quantised
 error terrace). The set, its rule and its rule of use: :mod:`.adapt_held_out`.

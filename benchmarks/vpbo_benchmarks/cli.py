@@ -1,9 +1,10 @@
-"""The command line, all of its wiring: ``vpbo-benchmark {list,run,report,table,docs,hypervolume,
-overhead,overhead-plot,suite-report,envelope,ledger,repeats,trial-kinds,trial-states} ...``
+"""The command line, all of its wiring: ``vpbo-benchmark {list,run,report,table,docs,overhead} ...``
 (also ``python -m vpbo_benchmarks ...``).
 
-Each verb has a function that adds its parser and a handler that runs it; the modules they call
-know nothing of argparse. Paths are relative to the folder the command runs in (the repository
+``list``, ``run`` and ``report`` take ``--kind``: which catalogue, which runs, which report; each
+kind has its own options (``vpbo-benchmark report --kind envelope --help``). Each verb or kind has
+a function that adds its parser and a handler that runs it; the modules they call know nothing of
+argparse. Paths are relative to the folder the command runs in (the repository
 root for the stored runs of ``benchmarks/``).
 """
 
@@ -18,10 +19,10 @@ from typing import NoReturn, TypeAlias
 
 from optuna_vpbo import VPBOSampler
 from vpbo_benchmarks import (
-    adapt_ledger,
     catalogue,
     doc_tables,
     envelope_report,
+    ledger_report,
     overhead,
     repeats_report,
     suite_report,
@@ -40,6 +41,7 @@ from vpbo_benchmarks.samplers import SAMPLER_FACTORIES
 
 DEFAULT_OUT = Path("benchmarks/results")
 DEFAULT_OVERHEAD_OUT = Path("benchmarks/results-overhead")
+DEFAULT_LEDGER = Path("docs/ledger.md")
 # The extra of benchmarks/pyproject.toml that brings each optional top-level module the commands
 # import: the heavy peers only (every other module is a dependency of the lab).
 EXTRA_OF_MODULE = dict.fromkeys(["cmaes", "ax", "botorch", "gpytorch", "torch"], "peers")
@@ -87,27 +89,101 @@ def main(argv: list[str] | None = None) -> None:
 
 def dispatch(argv: list[str] | None) -> None:
     """Parse ``argv`` and run its verb; ``table`` parses its own arguments (``docs`` reads the same
-    arguments from the pages)."""
+    arguments from the pages), and ``list``, ``run`` and ``report`` hand the rest to their kind's parser."""
     parser, handlers = build_parser()
     args, rest = parser.parse_known_args(argv)
     if args.command == "table":
         print(doc_tables.render_table(rest))
+        return
+    if args.command in KIND_VERBS and args.help:
+        if not any(a == "--kind" or a.startswith("--kind=") for a in (sys.argv[1:] if argv is None else argv)):
+            handlers[args.command](args)  # the verb's help: its kinds
+            return
+        rest.append("--help")
+    if args.command in KIND_VERBS:
+        run_kind(args.command, args.kind, rest)
         return
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     handlers[args.command](args)
 
 
-def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
-    """The parser of every verb, and each verb's handler."""
-    parser = argparse.ArgumentParser(prog="vpbo-benchmark", description="benchmarks of VPBOSampler")
-    commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("table", help="a condensed Markdown table of stored runs (see `table --help`)", add_help=False)
+class KindParsers:
+    """The parsers of one verb's kinds: ``add_parser`` as ``add_subparsers()`` has it, but each
+    kind's parser stands alone (``vpbo-benchmark report --kind envelope ...``)."""
+
+    def __init__(self, verb: str) -> None:
+        self.verb = verb
+        self.parsers: dict[str, argparse.ArgumentParser] = {}
+        self.helps: dict[str, str] = {}
+
+    def add_parser(self, kind: str, help: str = "", description: str | None = None) -> argparse.ArgumentParser:  # noqa: A002
+        parser = argparse.ArgumentParser(
+            prog=f"vpbo-benchmark {self.verb} --kind {kind}", description=description or help,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        self.parsers[kind] = parser
+        self.helps[kind] = help
+        return parser
+
+
+def kinds_of(verb: str) -> tuple[KindParsers, dict[str, Handler]]:
+    """The parsers and handlers of ``verb``'s kinds."""
+    kinds = KindParsers(verb)
     handlers: dict[str, Handler] = {}
-    for add in (
-        add_list, add_docs, add_run, add_report, add_hypervolume, add_overhead, add_suite_report, add_envelope, add_ledger,
-        add_repeats, add_trial_kinds, add_trial_states,
-    ):
+    for add in KIND_VERBS[verb][1]:
+        handlers.update(add(kinds))  # type: ignore[arg-type]
+    return kinds, handlers
+
+
+def run_kind(verb: str, kind: str, rest: list[str]) -> None:
+    """Parse ``rest`` with the parser of ``verb --kind kind`` and run its handler."""
+    kinds, handlers = kinds_of(verb)
+    args = kinds.parsers[kind].parse_args(rest)
+    handlers[kind](args)
+
+
+def typed_command(verb: str) -> str:
+    """The command as typed (for the report's header) when the console script runs ``verb``, else ``""``."""
+    return "vpbo-benchmark " + " ".join(sys.argv[1:]) if sys.argv[1:2] == [verb] else ""
+
+
+def add_kind_verb(commands: Subcommands, verb: str) -> argparse.ArgumentParser:
+    """``verb`` with ``--kind``: its help lists each kind; the kind's own options are the kind's ``--help``."""
+    summary, _, default, description, example = KIND_VERBS[verb]
+    kinds, _ = kinds_of(verb)
+    lines = [f"  {kind:<13} {kinds.helps[kind]}" for kind in kinds.parsers]
+    parser = commands.add_parser(
+        verb, help=summary, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=f"{description}\n\nkinds (--kind; default {default}):\n" + "\n".join(lines)
+        + f"\n\nEach kind's options: vpbo-benchmark {verb} --kind KIND --help\nExample: {example}",
+        add_help=False,
+    )
+    parser.add_argument("--kind", choices=list(kinds.parsers), default=default, help=f"what to {verb} (default {default})")
+    parser.add_argument("-h", "--help", action="store_true", help="this help, or with --kind that kind's options")
+    return parser
+
+
+def help_printer(parser: argparse.ArgumentParser) -> Handler:
+    """The handler that prints ``parser``'s help (of a verb with kinds, run without --kind)."""
+    return lambda _args: parser.print_help()
+
+
+def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
+    """The parser of every verb, and each verb's handler (those of ``list``, ``run`` and ``report``
+    are their kinds', see ``run_kind``)."""
+    parser = argparse.ArgumentParser(
+        prog="vpbo-benchmark", description="Benchmarks of VPBOSampler: run problems, store the runs, report on them. "
+        "Paths are relative to the folder the command runs in (the repository root for the stored runs of benchmarks/).",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    handlers: dict[str, Handler] = {}
+    for verb in KIND_VERBS:
+        handlers[verb] = help_printer(add_kind_verb(commands, verb))
+    commands.add_parser(
+        "table", help="one condensed Markdown table of stored runs, printed (see `table --help`)", add_help=False
+    )
+    for add in (add_docs, add_overhead):
         handlers.update(add(commands))
     return parser, handlers
 
@@ -119,7 +195,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
 
 def add_list(commands: Subcommands) -> dict[str, Handler]:
     parser = commands.add_parser(
-        "list", help="the problems (search space, optimum) and the samplers",
+        "problems", help="the problems (search space, optimum), their groups and sets, and the samplers",
         description="The problems, their groups and the samplers. A problem's space is what "
         f"{catalogue.PROBES} random trials of it show, as stored with the lab (--probe: run them now).",
     )
@@ -130,13 +206,13 @@ def add_list(commands: Subcommands) -> dict[str, Handler]:
         "--probe", action="store_true",
         help="probe each problem's space now rather than read the stored catalogue (seconds per problem)",
     )
-    return {"list": list_problems_and_samplers}
+    return {"problems": list_problems_and_samplers}
 
 
 def list_problems_and_samplers(args: argparse.Namespace) -> None:
     print(f"Problems (space from {catalogue.PROBES} random probe trials):\n")
     print("\n".join(catalogue.problem_lines(expand_groups(args.problems), probe=args.probe)))
-    print("\nGroups (for --problems, and suite-report --half):\n")
+    print("\nGroups (for --problems, and report --kind suite --half):\n")
     print("\n".join(f"{group}: {', '.join(members)}" for group, members in GROUPS.items()))
     print("\nProblem sets (groups frozen by a rule):\n")
     print("\n".join(f"{s.name} (frozen {s.frozen}): {s.rule}" for s in PROBLEM_SETS.values()))
@@ -144,8 +220,21 @@ def list_problems_and_samplers(args: argparse.Namespace) -> None:
     print("\n".join(catalogue.sampler_lines()))
 
 
+def add_verb(commands: Subcommands, verb: str, summary: str, description: str, example: str) -> argparse.ArgumentParser:
+    """The parser of ``verb``: its one-line ``summary``, and a help of its ``description`` and an ``example``."""
+    return commands.add_parser(
+        verb, help=summary, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=f"{description}\n\nExample: {example}",
+    )
+
+
 def add_docs(commands: Subcommands) -> dict[str, Handler]:
-    parser = commands.add_parser("docs", help="regenerate every marked table of README.md and docs/*.md")
+    parser = add_verb(
+        commands, "docs", "regenerate every marked table of README.md and docs/*.md from the stored runs",
+        "Each marked table of README.md and docs/*.md names the `vpbo-benchmark table` command that made it; "
+        "docs reruns each over the stored runs under benchmarks/ and rewrites the table in place (--check: only "
+        "compares, exit 1 when a page is out of date).", "vpbo-benchmark docs --check",
+    )
     parser.add_argument("--root", type=Path, default=Path("."), help="the repository")
     parser.add_argument("--check", action="store_true", help="only list the pages that are out of date (exit 1)")
     return {"docs": docs}
@@ -163,7 +252,7 @@ def docs(args: argparse.Namespace) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# run, report, hypervolume
+# run, report --kind full, hypervolume, overhead
 # --------------------------------------------------------------------------------------------
 
 
@@ -178,7 +267,9 @@ def add_problems_samplers_out(parser: argparse.ArgumentParser) -> None:
 
 
 def add_run(commands: Subcommands) -> dict[str, Handler]:
-    parser = commands.add_parser("run", help="run every missing (problem, sampler, seed) and store it (interrupted runs resume)")
+    parser = commands.add_parser(
+        "problems", help="run every missing (problem, sampler, seed) and store it under --out (interrupted runs resume)"
+    )
     add_problems_samplers_out(parser)
     parser.add_argument("--seeds", type=int, default=10, help="seeds 0 .. N-1")
     parser.add_argument("--trials", type=int, default=224)
@@ -187,7 +278,7 @@ def add_run(commands: Subcommands) -> dict[str, Handler]:
         "--progress", action=argparse.BooleanOptionalAction, default=None,
         help="progress bars on stderr (default: when stderr is a terminal)",
     )
-    return {"run": run_benchmarks}
+    return {"problems": run_benchmarks}
 
 
 def run_benchmarks(args: argparse.Namespace) -> None:
@@ -196,7 +287,7 @@ def run_benchmarks(args: argparse.Namespace) -> None:
 
 def add_report(commands: Subcommands) -> dict[str, Handler]:
     parser = commands.add_parser(
-        "report", help="full Markdown report and figures of stored runs, written under --out",
+        "full", help="full Markdown report and figures of stored runs, written under --out",
         description="Tables of the stored runs of --out into <out>/REPORT.md (printed too) and their figures into "
         "<out>/figures; nothing is written outside --out unless --figures says so.",
     )
@@ -215,7 +306,7 @@ def add_report(commands: Subcommands) -> dict[str, Handler]:
     parser.add_argument("--window", type=int, default=SMOOTH_WINDOW, help="smoothing window (iterations)")
     parser.add_argument("--seeds", type=int, default=None, help="only seeds 0 .. N-1 (default: all stored)")
     parser.add_argument("--report-name", default=REPORT_NAME, help="file name of the Markdown report in --out (e.g. ABLATION.md)")
-    return {"report": report}
+    return {"full": report}
 
 
 def report(args: argparse.Namespace) -> None:
@@ -229,7 +320,7 @@ def report(args: argparse.Namespace) -> None:
 
 
 def add_hypervolume(commands: Subcommands) -> dict[str, Handler]:
-    parser = commands.add_parser("hypervolume", help="hypervolume table of multi-objective runs")
+    parser = commands.add_parser("hypervolume", help="hypervolume table of multi-objective runs of --out, printed")
     parser.add_argument("--problems", type=names, required=True)
     parser.add_argument("--samplers", type=names, required=True)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
@@ -237,26 +328,26 @@ def add_hypervolume(commands: Subcommands) -> dict[str, Handler]:
     return {"hypervolume": lambda args: print(hypervolume_table(args.out, args.problems, args.samplers, args.checkpoints))}
 
 
-# --------------------------------------------------------------------------------------------
-# overhead, overhead-plot
-# --------------------------------------------------------------------------------------------
-
-
 def add_overhead(commands: Subcommands) -> dict[str, Handler]:
-    parser = commands.add_parser("overhead", help="sampler time per trial against n and C")
+    parser = add_verb(
+        commands, "overhead", "sampler time per trial against n and C: measure and store, or (--plot) tabulate a stored run",
+        "Times each sampler's suggestion at every size of --sizes, stores the run as <out>/<file>, prints its "
+        "table and draws its figures into --figures (<out>/figures). With --plot: no timing, only the table and figures "
+        "of the stored run.", "vpbo-benchmark overhead --plot --figures /tmp/figures",
+    )
     parser.add_argument("--cases", type=names, default=list(overhead.CASES))
     parser.add_argument("--samplers", type=names, default=["vpbo", "gp", "tpe"])
     parser.add_argument("--sizes", type=integers, default=[50, 100, 200, 500, 1000])
     parser.add_argument("--window", type=int, default=overhead.DEFAULT_WINDOW, help="trials timed per measurement")
     parser.add_argument("--jobs", type=int, default=1, help="processes (1: no interference between timings)")
     parser.add_argument("--gp-max-trials", type=int, default=overhead.DEFAULT_GP_MAX_TRIALS, help="largest n timed for GPSampler")
-    for parser_ in (parser, commands.add_parser("overhead-plot", help="table and figures of a stored overhead run")):
-        parser_.add_argument("--out", type=Path, default=DEFAULT_OVERHEAD_OUT, help="folder of the overhead JSON file")
-        parser_.add_argument("--figures", type=Path, default=None, help="folder of the PNG figures (default <out>/figures)")
-        parser_.add_argument(
-            "--file", default=overhead.OVERHEAD_FILE, help="name of the JSON file in --out; its stem prefixes the figures"
-        )
-    return {"overhead": measure_overhead, "overhead-plot": overhead_report}
+    parser.add_argument("--plot", action="store_true", help="no timing: the table and figures of the stored run")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OVERHEAD_OUT, help="folder of the overhead JSON file")
+    parser.add_argument("--figures", type=Path, default=None, help="folder of the PNG figures (default <out>/figures)")
+    parser.add_argument(
+        "--file", default=overhead.OVERHEAD_FILE, help="name of the JSON file in --out; its stem prefixes the figures"
+    )
+    return {"overhead": lambda args: overhead_report(args) if args.plot else measure_overhead(args)}
 
 
 def measure_overhead(args: argparse.Namespace) -> None:
@@ -282,12 +373,14 @@ def overhead_report(args: argparse.Namespace) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# suite-report
+# report --kind suite, envelope, ledger, repeats, trial-kinds
 # --------------------------------------------------------------------------------------------
 
 
 def add_suite_report(commands: Subcommands) -> dict[str, Handler]:
-    parser = commands.add_parser("suite-report", help="tables of the broad suite (one half), benchmarks/results-suite")
+    parser = commands.add_parser(
+        "suite", help="tables of the broad suite (one half or --problems) of --out, into --report and printed"
+    )
     parser.add_argument("--half", choices=sorted(GROUPS), default="held_out")
     parser.add_argument(
         "--problems", type=names, default=None,
@@ -301,7 +394,7 @@ def add_suite_report(commands: Subcommands) -> dict[str, Handler]:
     parser.add_argument("--reference", default=suite_report.DEFAULT_REFERENCE)
     parser.add_argument("--stuck-trials", type=int, default=suite_report.STUCK_TRIALS)
     parser.add_argument("--seeds", type=int, default=None, help="only seeds 0 .. N-1")
-    return {"suite-report": write_suite_report}
+    return {"suite": write_suite_report}
 
 
 def write_suite_report(args: argparse.Namespace) -> None:
@@ -309,18 +402,13 @@ def write_suite_report(args: argparse.Namespace) -> None:
     label = "selected-problems" if args.problems else args.half
     path = args.report or suite_report.DEFAULT_REPORT.parent / f"SUITE-{label}.md"
     collected = suite_report.collect_suite(args.out, args.problems or GROUPS[args.half], args.samplers, args.seeds)
-    command = "python -m vpbo_benchmarks " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["suite-report"] else ""
+    command = typed_command("report")
     print(suite_report.write_suite_report(path, collected, label, args.checkpoints, args.reference, args.stuck_trials, command))
-
-
-# --------------------------------------------------------------------------------------------
-# envelope
-# --------------------------------------------------------------------------------------------
 
 
 def add_envelope(commands: Subcommands) -> dict[str, Handler]:
     parser = commands.add_parser(
-        "envelope", help="a candidate against the better of two references per problem and checkpoint (issue 27's target)"
+        "envelope", help="a candidate against the better of two references per problem and checkpoint, into --report"
     )
     parser.add_argument("--candidate", required=True, help="the candidate sampler's name in --out")
     parser.add_argument("--out", type=Path, required=True, help="folder of the candidate's runs")
@@ -342,26 +430,19 @@ def add_envelope(commands: Subcommands) -> dict[str, Handler]:
 def write_envelope(args: argparse.Namespace) -> None:
     """The envelope report, written and printed."""
     if len(args.references) != 2:
-        raise SystemExit("vpbo-benchmark envelope: --references takes two sampler names")
+        raise SystemExit("vpbo-benchmark report --kind envelope: --references takes two sampler names")
     result = envelope_report.envelope(
         args.out, args.references_out or args.out, args.problems, args.candidate, args.references, args.peers,
         args.checkpoints, args.seeds, args.stuck_trials, args.copies, args.copy_seed,
     )
     path = args.report or args.out / f"ENVELOPE-{args.candidate}.md"
-    command = "vpbo-benchmark " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["envelope"] else ""
+    command = typed_command("report")
     print(envelope_report.write_envelope_report(path, result, command))
-
-
-# --------------------------------------------------------------------------------------------
-# ledger
-# --------------------------------------------------------------------------------------------
-
-DEFAULT_LEDGER = Path("docs/adapt-ledger.md")
 
 
 def add_ledger(commands: Subcommands) -> dict[str, Handler]:
     parser = commands.add_parser(
-        "ledger", help="issue 27's ledger: per problem of every set, the envelope and the stuck seeds in one report"
+        "ledger", help="per problem of every problem set, the envelope and the stuck seeds in one report (--report)"
     )
     parser.add_argument("--root", type=Path, default=Path("."), help="the repository root (the stored runs' folders)")
     parser.add_argument("--report", type=Path, default=DEFAULT_LEDGER, help=f"Markdown file (default {DEFAULT_LEDGER})")
@@ -371,19 +452,14 @@ def add_ledger(commands: Subcommands) -> dict[str, Handler]:
 
 def write_ledger(args: argparse.Namespace) -> None:
     """The ledger, written; its summary printed."""
-    result = adapt_ledger.ledger(args.root, n_copies=args.copies)
-    command = "vpbo-benchmark " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["ledger"] else "vpbo-benchmark ledger"
-    adapt_ledger.write_ledger(args.report, result, command)
-    print("\n".join(adapt_ledger.overall_lines(result)))
-
-
-# --------------------------------------------------------------------------------------------
-# repeats
-# --------------------------------------------------------------------------------------------
+    result = ledger_report.ledger(args.root, n_copies=args.copies)
+    command = typed_command("report") or "vpbo-benchmark report --kind ledger"
+    ledger_report.write_ledger(args.report, result, command)
+    print("\n".join(ledger_report.overall_lines(result)))
 
 
 def add_repeats(commands: Subcommands) -> dict[str, Handler]:
-    parser = commands.add_parser("repeats", help="how often each sampler evaluated a configuration again (issue 27)")
+    parser = commands.add_parser("repeats", help="how often each sampler evaluated a configuration again, into --report")
     parser.add_argument("--out", type=Path, required=True, help="folder of stored runs")
     parser.add_argument("--problems", type=names, required=True)
     parser.add_argument("--samplers", type=names, default=None, help="only these samplers (default: every stored one)")
@@ -394,13 +470,13 @@ def add_repeats(commands: Subcommands) -> dict[str, Handler]:
 def write_repeats(args: argparse.Namespace) -> None:
     """The repeats report, written and printed."""
     rows = repeats_report.repeat_rows(args.out, expand_groups(args.problems), args.samplers)
-    command = "vpbo-benchmark " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["repeats"] else ""
+    command = typed_command("report")
     print(repeats_report.write_repeats_report(args.report or args.out / "REPEATS.md", rows, command))
 
 
 def add_trial_kinds(commands: Subcommands) -> dict[str, Handler]:
     parser = commands.add_parser(
-        "trial-kinds", help="how often each kind of VPBO trial (model, exploring, perturbing) beat the run's best (issue 27)"
+        "trial-kinds", help="how often each kind of VPBO trial (model, exploring, perturbing) beat the run's best, printed"
     )
     parser.add_argument("--out", type=Path, required=True, help="folder of stored runs")
     parser.add_argument("--problems", type=names, required=True)
@@ -423,19 +499,22 @@ def print_trial_kinds(args: argparse.Namespace) -> None:
     print(trial_kinds.kinds_table(args.out, expand_groups(args.problems), args.sampler, args.late, schedule))
 
 
-# --------------------------------------------------------------------------------------------
-# trial-states {list,run,report}
+# list, run, report --kind trial-states
 # --------------------------------------------------------------------------------------------
 
 
-def add_trial_states(commands: Subcommands) -> dict[str, Handler]:
-    parser = commands.add_parser("trial-states", help="pruned and failed trials: tasks, runs and report (docs/trial-states.md)")
-    actions = parser.add_subparsers(dest="action", required=True)
-    actions.add_parser("list", help="the problems, their half or set and family")
-    run_parser = actions.add_parser("run", help="run every missing (problem, sampler, seed) and store it")
+def add_trial_states_list(commands: Subcommands) -> dict[str, Handler]:
+    commands.add_parser("trial-states", help="the pruned-and-failed-trial tasks: their half or set, family and space")
+    return {"trial-states": lambda _args: print("\n".join(trial_state_runs.problem_lines()))}
+
+
+def add_trial_states_run(commands: Subcommands) -> dict[str, Handler]:
+    run_parser = commands.add_parser(
+        "trial-states", help="run every missing (task, sampler, seed) of the pruned-and-failed-trial tasks, store it"
+    )
     run_parser.add_argument(
         "--problems", type=names, default=["all"],
-        help="names, or tuning / held_out / all (issue 20's suite) / misleading / fresh_pruning (issue 28's sets)",
+        help="names, or tuning / held_out / all (both halves) / misleading / fresh_pruning (the later sets)",
     )
     run_parser.add_argument("--samplers", type=names, required=True)
     run_parser.add_argument("--seeds", type=int, default=10, help="seeds 0 .. N-1")
@@ -443,17 +522,26 @@ def add_trial_states(commands: Subcommands) -> dict[str, Handler]:
     run_parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     run_parser.add_argument("--out", type=Path, default=trial_states.DEFAULT_OUT)
     run_parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
-    add_trial_states_report(actions.add_parser("report", help="Markdown tables of stored runs, per half or set"))
-    return {"trial-states": trial_states_action}
+    return {"trial-states": run_trial_states}
 
 
-def add_trial_states_report(parser: argparse.ArgumentParser) -> None:
+def run_trial_states(args: argparse.Namespace) -> None:
+    trial_state_runs.run_trial_states(
+        trial_states.resolve_problems(args.problems), args.samplers, range(args.seeds), args.trials, args.out,
+        args.jobs, args.progress,
+    )
+
+
+def add_trial_states_report(commands: Subcommands) -> dict[str, Handler]:
+    parser = commands.add_parser(
+        "trial-states", help="Markdown tables of the stored pruned-and-failed-trial runs, per half or set, under --out"
+    )
     parser.add_argument(
         "--out", type=Path, default=trial_states.DEFAULT_OUT, help="folder of the stored runs; the reports go there"
     )
     parser.add_argument(
         "--half", choices=["both", *trial_states_report.REPORT_FILES],
-        default="both", help="both: tuning and held_out; misleading, fresh_pruning: issue 28's sets",
+        default="both", help="both: tuning and held_out; misleading, fresh_pruning: the later sets",
     )
     parser.add_argument("--problems", type=names, default=None, help="only these problems (of the half)")
     parser.add_argument("--samplers", type=names, default=None, help="in this order (default: every stored sampler)")
@@ -466,22 +554,45 @@ def add_trial_states_report(parser: argparse.ArgumentParser) -> None:
         "--design-trials", type=int, default=trial_states_report.DESIGN_TRIALS, help="failed share counted from this trial number"
     )
     parser.add_argument("--seeds", type=int, default=None, help="only seeds 0 .. N-1")
+    return {"trial-states": write_trial_states_reports}
 
 
-def trial_states_action(args: argparse.Namespace) -> None:
-    if args.action == "list":
-        print("\n".join(trial_state_runs.problem_lines()))
-    elif args.action == "run":
-        trial_state_runs.run_trial_states(
-            trial_states.resolve_problems(args.problems), args.samplers, range(args.seeds), args.trials, args.out,
-            args.jobs, args.progress,
-        )
-    else:
-        halves = ["tuning", "held_out"] if args.half == "both" else [args.half]
-        command = "vpbo-benchmark " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["trial-states"] else ""
-        paths = trial_states_report.write_reports(
-            args.out, halves, args.problems, args.samplers, args.seeds, args.reference, args.checkpoints,
-            args.compute_peers, args.design_trials, command,
-        )
-        for path in paths:
-            print(f"wrote {path}")
+def write_trial_states_reports(args: argparse.Namespace) -> None:
+    halves = ["tuning", "held_out"] if args.half == "both" else [args.half]
+    paths = trial_states_report.write_reports(
+        args.out, halves, args.problems, args.samplers, args.seeds, args.reference, args.checkpoints,
+        args.compute_peers, args.design_trials, typed_command("report"),
+    )
+    for path in paths:
+        print(f"wrote {path}")
+
+
+# --------------------------------------------------------------------------------------------
+# the verbs with kinds
+# --------------------------------------------------------------------------------------------
+
+AddKind = Callable[[Subcommands], dict[str, Handler]]
+# verb: (its one-line help, the functions that add its kinds, the default kind, description, example)
+KIND_VERBS: dict[str, tuple[str, tuple[AddKind, ...], str, str, str]] = {
+    "list": (
+        "the problems, groups, problem sets and samplers (or the trial-state tasks)",
+        (add_list, add_trial_states_list), "problems",
+        "Prints what the lab can run: reads the lab's registry and its stored catalogue; writes nothing.",
+        "vpbo-benchmark list --problems numeric",
+    ),
+    "run": (
+        "run every missing (problem, sampler, seed) and store it under --out",
+        (add_run, add_trial_states_run), "problems",
+        "Runs each (problem, sampler, seed) that --out does not hold yet and stores it there (a compressed file per "
+        "problem and sampler; interrupted runs resume).",
+        "vpbo-benchmark run --problems func2c --samplers vpbo,random --seeds 2 --trials 30 --out /tmp/runs",
+    ),
+    "report": (
+        "a report of stored runs: --kind full|suite|envelope|ledger|repeats|trial-kinds|hypervolume|trial-states",
+        (add_report, add_suite_report, add_envelope, add_ledger, add_repeats, add_trial_kinds, add_hypervolume,
+         add_trial_states_report), "full",
+        "Reads the stored runs of --out (the ledger: of every stored folder under --root) and writes its Markdown "
+        "report where --report (or --out) says, printing it too; hypervolume and trial-kinds only print.",
+        "vpbo-benchmark report --problems func2c --samplers vpbo,random --out /tmp/runs",
+    ),
+}

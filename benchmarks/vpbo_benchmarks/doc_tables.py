@@ -182,7 +182,12 @@ def wide_table(
 
 
 def table_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=f"{COMMAND} table", description="a condensed Markdown table of stored runs")
+    parser = argparse.ArgumentParser(
+        prog=f"{COMMAND} table", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="A condensed Markdown table of the stored runs of --out, printed (writes nothing); the marked "
+        "tables of README.md and docs/*.md are its output (`docs` reruns them).\n\nExample: "
+        f"{COMMAND} table wide --out benchmarks/results-suite --problems func2c --samplers vpbo,gp --trials 100",
+    )
     parser.add_argument(
         "kind",
         choices=["long", "wide", "hypervolume", "overhead"],

@@ -1,4 +1,4 @@
-"""The envelope report of issue 27's target: ``vpbo-benchmark envelope``.
+"""The envelope report (a candidate against the better of two references): ``vpbo-benchmark report --kind envelope``.
 
 A candidate sampler against the better of two references (e.g. ``vpbo-v1`` and ``vpbo-v2``), per
 problem and checkpoint. Definitions (docs/suite.md, "The envelope report", repeats them):

@@ -1,7 +1,7 @@
-"""The final held-out set of issue 27: eight new problems, written after the adapt held-out set
-had been run and before issue 27's defaults are frozen, to be run once, last.
+"""The final held-out set: eight new problems, written after the adapt held-out set
+had been run and before the defaults it checks are frozen, to be run once, last.
 
-The rule that chose them (in full: docs/suite.md, "The final held-out set (issue 27)"):
+The rule that chose them (in full: docs/suite.md, "The final held-out set"):
 1. New: no re-parametrisation of any problem the project has (the paper's, the broad suite, the
    fresh and adapt held-out sets, the numeric group, the pruning and trial-state tasks); base
    functions the project has not used (Shubert, Weierstrass, Qing, Dixon-Price, Goldstein-Price,
@@ -17,7 +17,7 @@ The rule that chose them (in full: docs/suite.md, "The final held-out set (issue
    independent search. 4. Random tables from np.random.default_rng(2711 ... 2718), the seed of
    the problem's place in the set, drawn once.
 
-The rule of use: no sampler study (VPBO or any peer) runs on these problems until issue 27's
+The rule of use: no sampler study (VPBO or any peer) runs on these problems until the
 defaults are frozen; the tests run only random trials and direct evaluations.
 
 This module is the set; :mod:`.registry` registers its problems with every other family's, and

@@ -1,4 +1,4 @@
-"""The final held-out set (issue 27), its multimodal landscapes: ``shubert_pairs`` (Shubert's
+"""The final held-out set, its multimodal landscapes: ``shubert_pairs`` (Shubert's
 products; three categoricals, four floats), ``weierstrass_grain`` (Weierstrass's rough sums; a
 categorical sets the roughness), ``qing_powers`` (Qing's symmetric minima; floats and ints only)
 and ``parity_branches`` (an int's parity decides the branch: Dixon-Price's valley or

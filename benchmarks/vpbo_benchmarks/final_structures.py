@@ -1,4 +1,4 @@
-"""The final held-out set (issue 27), its structured problems: ``vessel_hierarchy`` (hierarchical
+"""The final held-out set, its structured problems: ``vessel_hierarchy`` (hierarchical
 engineering: pressure-vessel design, with stepped plate thicknesses), ``flag_cliffs`` (a
 deterministic int-only space of 320 compiler settings), ``skewed_salomon`` (Salomon's rings
 under skewed noise) and ``capped_easom`` (Easom's needle under a cap: a plateau). The set, its

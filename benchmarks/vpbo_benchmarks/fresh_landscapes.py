@@ -1,4 +1,4 @@
-"""Fresh held-out problems (issue 21) whose categoricals move or reshape a numeric landscape:
+"""Fresh held-out problems whose categoricals move or reshape a numeric landscape:
 ``rotated_griewank`` and ``decoy_funnel`` (shifted), ``lowrank_valley`` and ``hidden_pair`` (many
 levels). The set, its rule and its registry: :mod:`.fresh_problems`.
 """

@@ -1,6 +1,6 @@
-"""The fresh held-out set of issue 21: eight new synthetic problems of the broad suite's families.
+"""The fresh held-out set: eight new synthetic problems of the broad suite's families.
 
-Written before any tuning of issue 21 and not to be run by any sampler study until that tuning is
+Written before the tuning it holds out and not to be run by any sampler study until that tuning is
 over (docs/suite.md, "The fresh held-out set"). This module is the set; :mod:`.registry`
 registers its problems with every other family's, and its group ``fresh_held_out``. The problems
 are in :mod:`.fresh_landscapes` and :mod:`.fresh_structures`.
@@ -31,7 +31,7 @@ FRESH_PROBLEMS: Mapping[str, FreshProblem] = {
         hash_resonance(), stacked_stages(), hetero_branin(),
     )
 }
-# The problems built around a narrow basin or a trap (issue 21's concern: seeds that stay stuck).
+# The problems built around a narrow basin or a trap (the concern: seeds that stay stuck).
 NARROW_OR_TRAP: tuple[str, ...] = ("decoy_funnel", "hidden_pair", "hash_resonance")
 # Kept apart from the suite's SUITE_SPECS, so that its TUNING / HELD_OUT rule stays as it was run.
 FRESH_SPECS: Mapping[str, SuiteSpec] = {name: fresh_spec(p) for name, p in FRESH_PROBLEMS.items()}

@@ -1,4 +1,4 @@
-"""Fresh held-out problems (issue 21) about the structure of the space: ``tilted_lattice`` (ints
+"""Fresh held-out problems about the structure of the space: ``tilted_lattice`` (ints
 and a log int), ``hash_resonance`` (a branch decided by a categorical), ``stacked_stages`` (by an
 int) and ``hetero_branin`` (noise that depends on a level). The set, its rule and its registry:
 :mod:`.fresh_problems`.

@@ -1,4 +1,4 @@
-"""What the learning-curve issue's pruning tasks (issue 28) share: a trial's curve reported step
+"""What the learning-curve pruning tasks share: a trial's curve reported step
 by step (:func:`run_curve`), the fixed seed of their data and models, and the budgets of the
 fresh pruning set (its tasks: :mod:`.pruning_models`; the two sets: :mod:`.pruning_tasks`).
 """

@@ -1,4 +1,4 @@
-"""Numeric and int spaces of issue 27 (group ``numeric``): where a space has no categoricals,
+"""Numeric and int spaces (group ``numeric``): where a space has no categoricals,
 VPBO is a GP with log EI like GPSampler, and should be at least as good there.
 
 - ``hartmann6``: the six-dimensional Hartmann function (Surjanovic & Bingham's Virtual Library of
@@ -10,7 +10,7 @@ VPBO is a GP with log EI like GPSampler, and should be at least as good there.
   optimum (the best value of any stored run is the reference).
 
 Every objective is deterministic: the same configuration always gives the same value, so a
-repeated configuration teaches nothing (issue 27's "no wasted repeats").
+repeated configuration teaches nothing ("no wasted repeats").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The scikit-learn tasks of the numeric group (issue 27, :mod:`.numeric_problems`): Bayesmark's
+"""The scikit-learn tasks of the numeric group (:mod:`.numeric_problems`): Bayesmark's
 published search ranges (``bayesmark/sklearn_funcs.py``), scored as Bayesmark scores them. Heavy
 (scikit-learn): :mod:`.numeric_problems` reaches :func:`build` through :mod:`.lazy`.
 

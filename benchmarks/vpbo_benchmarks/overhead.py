@@ -77,7 +77,7 @@ def nas_like_space_objective(trial: BaseTrial) -> float:
 
 
 def three_quarters_pruned(objective: Callable[[BaseTrial], float]) -> Callable[[BaseTrial], float]:
-    """``objective`` with three trials in four pruned after one report (issue 20's overhead
+    """``objective`` with three trials in four pruned after one report (the trial-states
     case: the model then holds imputed values of pruned trials)."""
 
     def pruned_objective(trial: BaseTrial) -> float:

@@ -1,4 +1,4 @@
-"""Peer samplers of the broad suite (issue 13), registered in ``SAMPLER_FACTORIES``.
+"""Peer samplers of the broad suite, registered in ``SAMPLER_FACTORIES``.
 
 - ``tpe-auto``: TPE as OptunaHub's AutoSampler runs it on categorical or conditional spaces:
   ``TPESampler(multivariate=True, constant_liar=True)`` (optunahub-registry,

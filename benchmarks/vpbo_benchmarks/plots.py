@@ -59,7 +59,7 @@ SMOOTH_WINDOW = 10
 MAX_ARMS = MAX_ORACLE_COMBINATIONS
 LOG_SCALE_MIN_RATIO = 10.0  # a regret curve spanning at least a decade is drawn on a log axis
 # (with search initialisation, with a random initial design)
-# (the stored pair of VPBO runs is of the defaults before issue 13: vpbo-v0)
+# (the stored pair of VPBO runs is of the earliest defaults: vpbo-v0)
 ABLATION_PAIRS = (("vpbo-v0", "vpbo-v0-noinit"), ("cocabo-s", "cocabo-auto"))
 ABLATION_LABELS = {
     "vpbo-v0": "vpbo-v0 (VPBO-S, search init)",

@@ -1,4 +1,4 @@
-"""The fresh pruning set's tasks (issue 28): scikit-learn learners on data shipped with
+"""The fresh pruning set's tasks: scikit-learn learners on data shipped with
 scikit-learn or generated, each reporting a validation loss per step (epochs, boosting rounds,
 trees, training rows). Heavy (scikit-learn): :mod:`.pruning_tasks`, which holds the set and each
 task's pruner, reaches this module through :mod:`.lazy`.

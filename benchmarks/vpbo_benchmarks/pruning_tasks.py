@@ -1,4 +1,4 @@
-"""The learning-curve issue's task sets (issue 28), written before any tuning; docs/trial-states.md.
+"""The learning-curve task sets, written before any tuning; docs/trial-states.md.
 
 Pruning tasks, each under the pruner it runs with; every value is minimised. A trial reports
 ``trial.report(value, step)`` for steps 1..max_steps (a pruner's resource is counted in steps),
@@ -21,7 +21,7 @@ perceptron on random features, training rows of a kernel ridge). Four of the six
 in two the early steps mislead by construction (learning-rate warm-up, schedules and averaging;
 a regulariser judged on few rows). A full trial takes well under 0.3 s on one core; splits and
 model seeds are fixed, so a configuration always gives the same curve.
-Rule of use: no sampler study (VPBO or a peer) runs on this set until issue 28's model is frozen;
+Rule of use: no sampler study (VPBO or a peer) runs on this set until the learning-curve model is frozen;
 then it runs once, last.
 
 In the lab: :mod:`.trial_states` registers both sets with its runner and report, as the groups

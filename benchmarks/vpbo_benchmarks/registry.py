@@ -3,12 +3,12 @@
 - the paper's problems (:mod:`.synthetic_problems`, :mod:`.chemistry_problems`, and the
   machine-learning problems of :mod:`.ml_problems`, named here and imported when one is built:
   :mod:`.lazy`);
-- the broad suite of issue 13 (:mod:`.suite`), the fresh held-out set of issue 21
-  (:mod:`.fresh_problems`) and the adapt and final held-out sets of issue 27
+- the broad suite (:mod:`.suite`), the fresh held-out set
+  (:mod:`.fresh_problems`) and the adapt and final held-out sets
   (:mod:`.adapt_held_out`, :mod:`.final_held_out`), with their specifications (:data:`SPECS`)
   and groups (:data:`GROUPS`: ``tuning``, ``held_out``, ``all``, ``fresh_held_out``,
   ``adapt_held_out``, ``final_held_out``);
-- the numeric and int tasks of issue 27 (:mod:`.numeric_problems`: Hartmann6, and scikit-learn
+- the numeric and int tasks (:mod:`.numeric_problems`: Hartmann6, and scikit-learn
   tasks with Bayesmark's ranges, imported when one is built), group ``numeric``;
 - the field's combinatorial tasks (:mod:`.combinatorial`: MCBO's Pest Control and Ackley 20 x 11;
   its Ackley-53 is ``ackley53``), the problem set ``combinatorial``. A problem set

@@ -1,5 +1,5 @@
 """How often a sampler evaluates a configuration again, and what it reaches: ``vpbo-benchmark
-repeats`` (issue 27, "no wasted repeats").
+repeats`` ("no wasted repeats").
 
 A trial is a repeat when every stored parameter equals that of an earlier trial of the run. The
 stored runs keep int and categorical parameters, not floats (:mod:`.records`): the report is for

@@ -62,7 +62,7 @@ SAMPLER_FACTORIES: dict[str, Callable[[int], BaseSampler]] = {
     # The paper's baselines (sec. 5); "oracle" is run by the runner (see oracle.py).
     **BASELINE_FACTORIES,
     "smac": lambda seed: _SMAC_SAMPLER(seed=seed),
-    # Peers of the broad suite (issue 13): tpe-auto, catcmawm, ax (see peers.py).
+    # Peers of the broad suite: tpe-auto, catcmawm, ax (see peers.py).
     **PEER_FACTORIES,
 }
 

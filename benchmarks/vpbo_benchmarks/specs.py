@@ -1,5 +1,5 @@
-"""The specifications of the broad suite's problems (issue 13) and of the fresh (issue 21), adapt
-and final (issue 27) held-out sets: what the suite's measurements need beyond a
+"""The specifications of the broad suite's problems and of the fresh, adapt
+and final held-out sets: what the suite's measurements need beyond a
 :class:`~.problem.Problem` (the combinations, their bests, the optimum's point), and the Problem
 each specification gives.
 """

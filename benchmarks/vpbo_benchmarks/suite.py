@@ -1,4 +1,4 @@
-"""A broad mixed-variable suite with a fixed TUNING / HELD_OUT split (issue 13), see docs/suite.md.
+"""A broad mixed-variable suite with a fixed TUNING / HELD_OUT split, see docs/suite.md.
 
 Sixteen problems in seven families, two or four per family:
 

@@ -1,4 +1,4 @@
-"""Report of the broad suite (issue 13): ``python -m vpbo_benchmarks suite-report``.
+"""Report of the broad suite: ``python -m vpbo_benchmarks report --kind suite``.
 
 Definitions (docs/suite.md repeats them):
 

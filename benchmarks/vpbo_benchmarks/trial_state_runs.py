@@ -81,7 +81,7 @@ def _state_counts(states: str) -> str:
 
 
 def problem_lines() -> list[str]:
-    """One line per problem: its group (half, or set of issue 28), family, pruner, compute unit, description."""
+    """One line per problem: its group (half, or learning-curve set), family, pruner, compute unit, description."""
     lines = []
     for name, problem in PROBLEMS.items():
         group = next(g for g in ("tuning", "held_out", "misleading", "fresh_pruning") if name in GROUPS[g])

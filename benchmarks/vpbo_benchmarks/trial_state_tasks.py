@@ -1,4 +1,4 @@
-"""The trial-states suite's tasks on scikit-learn and XGBoost models (issue 20): the pruning tasks
+"""The trial-states suite's tasks on scikit-learn and XGBoost models: the pruning tasks
 (incremental learners that report a validation error per epoch, or per group of boosting rounds,
 and Optuna's ``XGBoostPruningCallback``) and the tasks with invalid combinations of options. The
 task table, which states each task's budget and passes it here, is :mod:`.trial_states`; heavy

@@ -1,4 +1,4 @@
-"""Tuning tasks in which most trials are not COMPLETE (issue 20), see docs/trial-states.md.
+"""Tuning tasks in which most trials are not COMPLETE, see docs/trial-states.md.
 
 Written the way Optuna users write them, on data shipped with scikit-learn or synthetic:
 
@@ -22,10 +22,10 @@ compute and whether its parameters repeat those of an earlier PRUNED or FAIL tri
 under a pruner), the split and the repeat rule; the scikit-learn and XGBoost tasks themselves are
 in :mod:`.trial_state_tasks`, the crash tasks (synthetic) below.
 
-The learning-curve issue's sets (issue 28, :mod:`.pruning_tasks`) run with the same runner and
+The learning-curve sets (:mod:`.pruning_tasks`) run with the same runner and
 report, each task under its own pruner, with its own compute rule (reports times units per
 step): the groups ``misleading`` (tuning data) and ``fresh_pruning`` (held out: RandomSampler
-only until issue 28's model is frozen), beside the halves ``tuning``, ``held_out`` and ``all``.
+only until the learning-curve model is frozen), beside the halves ``tuning``, ``held_out`` and ``all``.
 """
 
 from __future__ import annotations
@@ -270,7 +270,7 @@ def learning_curve_problem(task: PruningTask) -> TrialStateProblem:
     return TrialStateProblem(task.name, task, task.name.rsplit("-", 1)[-1], pruner_factory=task.pruner, compute_rule=task.compute)
 
 
-# The learning-curve issue's sets (issue 28): tuning data, and a fresh set held out until its
+# The learning-curve sets: tuning data, and a fresh set held out until its
 # model is frozen (RandomSampler only until then: docs/trial-states.md).
 MISLEADING: tuple[str, ...] = tuple(t.name for t in MISLEADING_CURVE_TASKS)
 FRESH_PRUNING: tuple[str, ...] = tuple(t.name for t in PRUNING_HELD_OUT_TASKS)
@@ -301,8 +301,8 @@ def _split_halves() -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 TUNING, HELD_OUT = _split_halves()
 HALVES: Mapping[str, tuple[str, ...]] = {"tuning": TUNING, "held_out": HELD_OUT, "all": TUNING + HELD_OUT}
-# Every name that stands for problems: the halves of issue 20's suite ("all" is both halves, as
-# run) and the sets of issue 28.
+# Every name that stands for problems: the halves of the trial-states suite ("all" is both halves, as
+# run) and the learning-curve sets.
 GROUPS: Mapping[str, tuple[str, ...]] = {**HALVES, "misleading": MISLEADING, "fresh_pruning": FRESH_PRUNING}
 
 

@@ -1,4 +1,4 @@
-"""Report of the trial-states suite (issue 20): ``vpbo-benchmark trial-states report``.
+"""Report of the trial-states suite: ``vpbo-benchmark report --kind trial-states``.
 
 Definitions (docs/trial-states.md repeats them):
 

@@ -1,4 +1,4 @@
-"""Issue 27's ledger (adapt_ledger.py): stuck seeds counted against every folder of a set at once
+"""The ledger report (ledger_report.py): stuck seeds counted against every folder of a set at once
 (a variant that reaches a better combination makes the references' seeds stuck, which the envelope
 report of the references' folder alone does not see), failing cells named per checkpoint and
 statistic, totals, and the stored runs the ledger names."""
@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vpbo_benchmarks import adapt_ledger, envelope_report
+from vpbo_benchmarks import envelope_report, ledger_report
 from vpbo_benchmarks.records import append_record, load_problem
 
 # A problem without stated combination bests: its wrong combinations come from the stored runs.
@@ -30,7 +30,7 @@ def _store(folder: Path, sampler: str, level: float, params: dict[str, object], 
 
 
 @pytest.fixture()
-def ledger_set(tmp_path: Path) -> adapt_ledger.LedgerSet:
+def ledger_set(tmp_path: Path) -> ledger_report.LedgerSet:
     """The references (and GPSampler on 3 seeds) on the poor combination; the defaults a copy of
     ``vpbo-v2``; one opt-in on a combination 1.0 better, another 5.0 worse on the poor one."""
     for sampler in ("vpbo-v1", "vpbo-v2"):
@@ -39,15 +39,15 @@ def ledger_set(tmp_path: Path) -> adapt_ledger.LedgerSet:
     _store(tmp_path / "defaults", "vpbo", 1.0, POOR)
     _store(tmp_path / "better", "vpbo:a=1", 0.0, GOOD)
     _store(tmp_path / "worse", "vpbo:b=1", 6.0, POOR)
-    return adapt_ledger.LedgerSet(
+    return ledger_report.LedgerSet(
         "toy set", (PROBLEM,), "refs", ("vpbo-v1", "vpbo-v2"), (25, 50),
-        (adapt_ledger.Variant("the defaults", "defaults", "vpbo"), adapt_ledger.Variant("better", "better", "vpbo:a=1"),
-         adapt_ledger.Variant("worse", "worse", "vpbo:b=1")),
+        (ledger_report.Variant("the defaults", "defaults", "vpbo"), ledger_report.Variant("better", "better", "vpbo:a=1"),
+         ledger_report.Variant("worse", "worse", "vpbo:b=1")),
     )
 
 
-def test_stuck_seeds_are_counted_against_every_folder_of_the_set(tmp_path: Path, ledger_set: adapt_ledger.LedgerSet) -> None:
-    [(_, [entry])] = adapt_ledger.ledger(tmp_path, [ledger_set], n_copies=20)
+def test_stuck_seeds_are_counted_against_every_folder_of_the_set(tmp_path: Path, ledger_set: ledger_report.LedgerSet) -> None:
+    [(_, [entry])] = ledger_report.ledger(tmp_path, [ledger_set], n_copies=20)
     assert entry.stuck == {
         "vpbo-v1": (5, 5), "vpbo-v2": (5, 5), "the defaults": (5, 5), "better": (0, 5), "worse": (5, 5), "gp": (3, 3),
     }
@@ -57,18 +57,18 @@ def test_stuck_seeds_are_counted_against_every_folder_of_the_set(tmp_path: Path,
     assert alone.stuck[PROBLEM]["vpbo-v2 (candidate)"] == (0, 5)
 
 
-def test_failing_cells_are_named_per_checkpoint_and_statistic(tmp_path: Path, ledger_set: adapt_ledger.LedgerSet) -> None:
-    [(_, [entry])] = adapt_ledger.ledger(tmp_path, [ledger_set], n_copies=20)
-    texts = {name: adapt_ledger.failing_text(cells) for name, cells in entry.cells.items()}
+def test_failing_cells_are_named_per_checkpoint_and_statistic(tmp_path: Path, ledger_set: ledger_report.LedgerSet) -> None:
+    [(_, [entry])] = ledger_report.ledger(tmp_path, [ledger_set], n_copies=20)
+    texts = {name: ledger_report.failing_text(cells) for name, cells in entry.cells.items()}
     assert texts == {"the defaults": "none", "better": "none", "worse": "25 mean, 25 p90, 50 mean, 50 p90"}
-    assert adapt_ledger.failing_text([]) == "-"
+    assert ledger_report.failing_text([]) == "-"
     # The worse variant's mean cells: 5.0 above the better reference at both checkpoints.
     assert [c.mean.difference for c in entry.cells["worse"]] == pytest.approx([5.0, 5.0])
 
 
-def test_the_written_ledger_has_a_row_per_problem_and_totals(tmp_path: Path, ledger_set: adapt_ledger.LedgerSet) -> None:
-    result = adapt_ledger.ledger(tmp_path, [ledger_set], n_copies=20)
-    text = adapt_ledger.write_ledger(tmp_path / "ledger.md", result, "vpbo-benchmark ledger")
+def test_the_written_ledger_has_a_row_per_problem_and_totals(tmp_path: Path, ledger_set: ledger_report.LedgerSet) -> None:
+    result = ledger_report.ledger(tmp_path, [ledger_set], n_copies=20)
+    text = ledger_report.write_ledger(tmp_path / "ledger.md", result, "vpbo-benchmark report --kind ledger")
     assert text == (tmp_path / "ledger.md").read_text()
     # the last column: the mean value at trial 50 (no optimum) of the defaults (1 + 1/50 + 0.01 x mean seed 2), gp, tpe-auto
     failing = "| none | none | 25 mean, 25 p90, 50 mean, 50 p90 |"
@@ -85,11 +85,11 @@ def test_stuck_above_the_better_peer_is_set_beside_the_means() -> None:
     """Problems where the defaults' share of stuck seeds is above the better (lower) of the peers'
     shares, and those of them where the defaults' mean is below both peers'; a problem without any
     peer's runs counts in neither. Every sampler's share over every set, and the total's target."""
-    toy = adapt_ledger.LedgerSet("toy", ("a", "b", "c", "d"), "refs", ("vpbo-v1", "vpbo-v2"), (100,),
-                                 (adapt_ledger.Variant("the defaults", "d", "vpbo"),))
+    toy = ledger_report.LedgerSet("toy", ("a", "b", "c", "d"), "refs", ("vpbo-v1", "vpbo-v2"), (100,),
+                                 (ledger_report.Variant("the defaults", "d", "vpbo"),))
 
-    def entry(name: str, stuck: dict[str, tuple[int, int]], means: dict[str, float]) -> adapt_ledger.ProblemLedger:
-        return adapt_ledger.ProblemLedger(name, {"the defaults": []}, stuck, means)
+    def entry(name: str, stuck: dict[str, tuple[int, int]], means: dict[str, float]) -> ledger_report.ProblemLedger:
+        return ledger_report.ProblemLedger(name, {"the defaults": []}, stuck, means)
 
     problems = [
         entry("a", {"the defaults": (10, 20), "gp": (1, 10), "tpe-auto": (15, 20), "vpbo-v2": (8, 20)},
@@ -101,12 +101,12 @@ def test_stuck_above_the_better_peer_is_set_beside_the_means() -> None:
               {"the defaults": 0.2, "gp": 0.3, "tpe-auto": 0.25}),
         entry("d", {"the defaults": (10, 20)}, {"the defaults": 0.5}),
     ]
-    lines = adapt_ledger.overall_lines([(toy, problems)])
+    lines = ledger_report.overall_lines([(toy, problems)])
     assert lines[-1] == ("- Problems where the defaults' share of stuck seeds is above the better of GPSampler's and "
                          "TPE's: 3; on 2 of them the defaults' mean at the last checkpoint is below both peers' (a, c).")
     # A problem in two sets is named with its set's name.
     other = dataclasses.replace(toy, name="other", problems=("a",))
-    twice = adapt_ledger.overall_lines([(toy, problems), (other, problems[:1])])
+    twice = ledger_report.overall_lines([(toy, problems), (other, problems[:1])])
     assert twice[-1].endswith("is below both peers' (a in toy, c, a in other).")
     assert lines[-2] == ("- Shares of stuck seeds over every set: the defaults 34/80 (42.5 %), `vpbo-v2` 18/60 (30.0 %), "
                          "GPSampler 7/30 (23.3 %), TPE 18/60 (30.0 %); the total's target, half of `vpbo-v2`'s: 15.0 %.")
@@ -114,9 +114,9 @@ def test_stuck_above_the_better_peer_is_set_beside_the_means() -> None:
                          "the every-seed defaults (`vpbo-v2`) 18.")
 
 
-def test_the_copy_of_the_better_reference_is_seeded(tmp_path: Path, ledger_set: adapt_ledger.LedgerSet) -> None:
+def test_the_copy_of_the_better_reference_is_seeded(tmp_path: Path, ledger_set: ledger_report.LedgerSet) -> None:
     def copies(seed: int) -> list[float]:
-        [(_, [entry])] = adapt_ledger.ledger(tmp_path, [ledger_set], n_copies=50, copy_seed=seed)
+        [(_, [entry])] = ledger_report.ledger(tmp_path, [ledger_set], n_copies=50, copy_seed=seed)
         return [c.mean.copy_failures for cells in entry.cells.values() for c in cells]
 
     assert copies(3) == copies(3)
@@ -126,8 +126,8 @@ def test_the_copy_of_the_better_reference_is_seeded(tmp_path: Path, ledger_set: 
 REPOSITORY = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("ledger_set", adapt_ledger.LEDGER_SETS, ids=lambda s: s.name)
-def test_the_ledger_names_stored_runs(ledger_set: adapt_ledger.LedgerSet) -> None:
+@pytest.mark.parametrize("ledger_set", ledger_report.LEDGER_SETS, ids=lambda s: s.name)
+def test_the_ledger_names_stored_runs(ledger_set: ledger_report.LedgerSet) -> None:
     """Every folder the ledger names holds every problem of its set (the references lack only
     svr_diabetes, which has none), and each variant's label is the one stored there (checked on
     the set's first problem)."""
