@@ -25,11 +25,6 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from optuna.study import Study
-from optuna.trial import FrozenTrial
-
-from optuna_vpbo._optuna_compat import save_dashboard_note, set_trial_user_attr
-
 DIAGNOSTICS_KEY = "vpbo"  # the trial user attribute of the diagnostics
 DEFAULT_ACQUISITION = "log EI"  # single objective; the diagnostics name any other
 PHASE_TITLES = {
@@ -43,13 +38,6 @@ MOVE_TITLES = {
     "least-observed": "value proposals over the least observed combinations",
     "perturbed-incumbent": "the best trial with one numeric parameter drawn at random",
 }
-
-
-def record_diagnostics(study: Study, trial: FrozenTrial, diagnostics: dict[str, Any]) -> None:
-    """Store ``diagnostics`` in the trial's user attribute ``"vpbo"`` and, when optuna-dashboard
-    is importable, write them as the trial's Markdown note (skipped silently without it)."""
-    set_trial_user_attr(study, trial, DIAGNOSTICS_KEY, diagnostics)
-    save_dashboard_note(study, trial, diagnostics_markdown(diagnostics))
 
 
 def _cell(value: Any) -> str:

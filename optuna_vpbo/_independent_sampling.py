@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from optuna.distributions import BaseDistribution
 from optuna.study import Study
-from optuna.trial import FrozenTrial, TrialState
+from optuna.trial import TrialState
 
 from optuna_vpbo import _optuna_compat, _pending
 from optuna_vpbo._search_tree import MIN_TRIALS_FOR_CONDITIONS, infer_search_tree
+from optuna_vpbo._trial_record import TrialRecord
 
 
-def fallback_reason(study: Study, trial: FrozenTrial, param_name: str, distribution: BaseDistribution) -> str:
+def fallback_reason(study: Study, trial: TrialRecord, param_name: str, distribution: BaseDistribution) -> str:
     """The reason, as the end of Optuna's sentence "This fallback happened because ..."."""
     complete = _optuna_compat.get_trials(study, (TrialState.COMPLETE,), use_cache=True)
     having = [t for t in complete if param_name in t.distributions]
@@ -41,8 +42,8 @@ def fallback_reason(study: Study, trial: FrozenTrial, param_name: str, distribut
     return "the model's suggestion for this trial does not include it"
 
 
-def _published_suggestion(study: Study, trial: FrozenTrial) -> dict[str, object] | None:
-    """The suggestion the trial published, read from the storage (the sampler's FrozenTrial
+def _published_suggestion(study: Study, trial: TrialRecord) -> dict[str, object] | None:
+    """The suggestion the trial published, read from the storage (the record the sampler holds
     predates the publication)."""
     for running in _optuna_compat.get_trials(study, (TrialState.RUNNING,), use_cache=False):
         if running.number == trial.number:

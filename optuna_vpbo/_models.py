@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
-from optuna.trial import FrozenTrial
 
 from optuna_vpbo import _core
 from optuna_vpbo._fit import FitStore, GPHyperparameters, ModelCache
-from optuna_vpbo._optuna_compat import trial_constraints
 from optuna_vpbo._output_transforms import (
     ConstraintStandardize,
     FittedConstraintStandardize,
@@ -89,17 +87,17 @@ def objective_model(
 def constraint_models(
     cache: ModelCache,
     key: tuple[str, ...],
-    complete: Sequence[FrozenTrial],
+    by_trial: Sequence[Mapping[str, float]],
     data: ModelData,
     rng: np.random.Generator,
 ) -> tuple[list[ConstraintModel], np.ndarray]:
     """One GP per constraint (Gardner et al. 2014) and which trials are feasible (all constraints
     <= 0). Trials of an unconstrained study are all feasible; a trial that lacks a constraint's
-    value counts as infeasible and is left out of that constraint's GP."""
-    by_trial = [trial_constraints(t) for t in complete]
+    value counts as infeasible and is left out of that constraint's GP. ``by_trial``: each
+    complete trial's constraint values by name (``Observations.constraints``)."""
     names = sorted(set().union(*(c.keys() for c in by_trial)))
     if not names:
-        return [], np.ones(len(complete), dtype=bool)
+        return [], np.ones(len(by_trial), dtype=bool)
     values = np.array([[c.get(name, math.nan) for name in names] for c in by_trial])
     feasible = np.all(values <= 0.0, axis=1)  # NaN compares False: infeasible
     models = []

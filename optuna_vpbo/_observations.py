@@ -13,7 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 from optuna.distributions import BaseDistribution
 from optuna.study import Study
-from optuna.trial import FrozenTrial, TrialState
+from optuna.trial import TrialState
 
 from optuna_vpbo import _optuna_compat, _pending
 from optuna_vpbo._fit_store import StudyFitStore
@@ -22,6 +22,7 @@ from optuna_vpbo._proposals import Repeats
 from optuna_vpbo._repeat_policy import may_repeat_complete
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._tree_encoder import TreeEncoder
+from optuna_vpbo._trial_record import TrialRecord
 from optuna_vpbo._trial_states import (
     Report,
     early_stopped_report,
@@ -48,19 +49,24 @@ class Observations:
     pruned ones, after the PRUNED trials, and not among the complete ones."""
 
     encoder: TreeEncoder
-    complete: list[FrozenTrial]
-    pruned: list[FrozenTrial]
-    failed: list[FrozenTrial]  # failures of the objective
+    complete: list[TrialRecord]
+    pruned: list[TrialRecord]
+    failed: list[TrialRecord]  # failures of the objective
     h: np.ndarray
     x: np.ndarray
     values: np.ndarray  # rows x m objective values (imputed for pruned and failed trials)
     pending: tuple[np.ndarray, np.ndarray]  # (h, x) of the other running trials
     key: tuple[str, ...]  # the model cache's key of this space
-    imputed: list[FrozenTrial]  # the objective model's rows after the complete trials
+    imputed: list[TrialRecord]  # the objective model's rows after the complete trials
     finished: tuple[np.ndarray, np.ndarray]  # (h, x) of the complete, pruned and failed trials
     # The finished trials the initial design counts: complete, and pruned and failed ones where
     # the model learns from them (so that a pruner does not stretch the design).
     n_finished: int
+
+    @property
+    def constraints(self) -> list[dict[str, float]]:
+        """Each complete trial's constraint values by name (``_optuna_compat.trial_constraints``)."""
+        return [_optuna_compat.trial_constraints(t) for t in self.complete]
 
     @property
     def taken(self) -> tuple[np.ndarray, np.ndarray]:
@@ -109,7 +115,7 @@ def tree_states(pruned_trials: str) -> tuple[TrialState, ...]:
 
 
 def observe(
-    study: Study, trial: FrozenTrial, search_space: Mapping[str, BaseDistribution], pruned_trials: str, failed_trials: str
+    study: Study, trial: TrialRecord, search_space: Mapping[str, BaseDistribution], pruned_trials: str, failed_trials: str
 ) -> Observations:
     """The finished trials of the search tree (complete, pruned, failed), encoded, and the other
     running trials; pruned and failed trials join the objective model as ``pruned_trials`` and
@@ -125,7 +131,7 @@ def observe(
     )
     m = len(study.directions)
     # Early-stopped COMPLETE trials are evidence of the kind pruned trials are: read as pruned.
-    stopped: list[FrozenTrial] = []
+    stopped: list[TrialRecord] = []
     if m == 1 and pruned_trials == "impute":
         complete, stopped = split_early_stopped(complete, study.direction)
     reports = [*(last_report(t) for t in pruned), *(early_stopped_report(t, complete) for t in stopped)]
@@ -153,7 +159,7 @@ def observe(
 
 
 def _imputed_values(
-    observed_trials: tuple[list[FrozenTrial], list[Report], list[FrozenTrial]], study: Study, pruned_trials: str,
+    observed_trials: tuple[list[TrialRecord], list[Report], list[TrialRecord]], study: Study, pruned_trials: str,
     failed_trials: str,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The imputed values of all the pruned trials (given by their last reports) and of all the

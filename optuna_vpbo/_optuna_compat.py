@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Container, Sequence
-from typing import Any
+from typing import Any, cast
 
 import optuna
 from optuna.samplers._base import _process_constraints_after_trial
@@ -18,6 +18,7 @@ from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
 from optuna_vpbo import _stored
+from optuna_vpbo._trial_record import TrialRecord
 
 _optuna_warn: Callable[[str, type[Warning]], None] | None
 try:  # Optuna >= 4.7 (hides Optuna's own frames from the warning's location)
@@ -44,18 +45,18 @@ HAS_NAMED_CONSTRAINTS = hasattr(optuna.trial.Trial, "set_constraint")
 _CONSTRAINTS_KEY = "constraints"
 
 
-def trial_constraints(trial: FrozenTrial) -> dict[str, float]:
+def trial_constraints(trial: TrialRecord) -> dict[str, float]:
     """A finished trial's constraint values by name (``constraints_func``'s by position: "0",
     "1", ...); empty if it has none. Read from storage, so checked (``_stored.constraint_values``:
     a value that is no number is left out)."""
     return _stored.constraint_values(trial, _stored_constraints, _CONSTRAINTS_KEY)
 
 
-def _stored_constraints(trial: FrozenTrial) -> Any:
+def _stored_constraints(trial: TrialRecord) -> Any:
     """The constraint values as Optuna keeps them, unchecked (Optuna 5's reader may raise on
     values of the wrong type)."""
     if HAS_NAMED_CONSTRAINTS:
-        return trial.constraints
+        return cast(FrozenTrial, trial).constraints
     values = trial.system_attrs.get(_CONSTRAINTS_KEY)
     if values is None:
         return {}

@@ -25,6 +25,7 @@ from optuna_vpbo._stored import MAX_PUBLISHED_CHUNKS
 from optuna_vpbo._stored import RELATIVE_PARAMS_KEY as RELATIVE_PARAMS_KEY
 from optuna_vpbo._stored import SYSTEM_ATTR_MAX_LENGTH as SYSTEM_ATTR_MAX_LENGTH
 from optuna_vpbo._stored import published_params as published_params
+from optuna_vpbo._trial_record import TrialRecord
 
 # The keys of a publication and their validating reader (re-exported above) live in ``_stored``
 # with the other readers of storage.
@@ -65,12 +66,12 @@ def publish(study: Study, trial: FrozenTrial, params: Mapping[str, Any]) -> None
     set_trial_system_attr(study, trial, f"{RELATIVE_PARAMS_KEY}:count", len(chunks))
 
 
-def in_flight_params(trial: FrozenTrial) -> Params:
+def in_flight_params(trial: TrialRecord) -> Params:
     """A trial's parameters: the suggestion it published, updated by those it has set."""
     return {**(published_params(trial) or {}), **trial.params}
 
 
-def other_running_trials(trials: Iterable[FrozenTrial], current: FrozenTrial) -> Iterator[FrozenTrial]:
+def other_running_trials(trials: Iterable[TrialRecord], current: TrialRecord) -> Iterator[TrialRecord]:
     """Every running trial other than ``current``."""
     for t in trials:
         if t.state == TrialState.RUNNING and t.number != current.number:
@@ -78,8 +79,8 @@ def other_running_trials(trials: Iterable[FrozenTrial], current: FrozenTrial) ->
 
 
 def pending_points(
-    trials: Iterable[FrozenTrial],
-    current: FrozenTrial,
+    trials: Iterable[TrialRecord],
+    current: TrialRecord,
     encoder: Encoder,
     select: Callable[[Params], Params | None],
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -120,7 +121,7 @@ def holds(other: Mapping[str, Any], params: Mapping[str, Any]) -> bool:
     return all(name in other and other[name] == value for name, value in params.items())
 
 
-def taken_by_others(study: Study, current: FrozenTrial) -> list[Params]:
+def taken_by_others(study: Study, current: TrialRecord) -> list[Params]:
     """The parameters every other trial of the study holds, read from the storage now: those it
     published or set, whatever its state (running, complete, failed...)."""
     trials = get_trials(study, None, use_cache=False)

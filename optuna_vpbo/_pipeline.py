@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from optuna.distributions import BaseDistribution
 from optuna.study import Study, StudyDirection
-from optuna.trial import FrozenTrial, TrialState
+from optuna.trial import TrialState
 
 from optuna_vpbo import _acquisition, _core
 from optuna_vpbo._combinations import candidate_rows, least_observed, n_rows
@@ -63,6 +63,7 @@ from optuna_vpbo._search_policy import (
 )
 from optuna_vpbo._settings import VPBOSettings
 from optuna_vpbo._tree_encoder import TreeEncoder
+from optuna_vpbo._trial_record import TrialRecord
 from optuna_vpbo._trial_states import success_labels
 
 # How many of the best value proposals the diagnostics keep.
@@ -91,7 +92,7 @@ class TrialPipeline:
             prior=settings.hyperparameter_prior,
         )
 
-    def suggest(self, study: Study, trial: FrozenTrial, search_space: Mapping[str, BaseDistribution], seed: int) -> Suggestion:
+    def suggest(self, study: Study, trial: TrialRecord, search_space: Mapping[str, BaseDistribution], seed: int) -> Suggestion:
         """One trial, top to bottom: read and encode the study, the random half of the initial
         design, fit the models, the MES half of the design, choose the move (``_search_policy``),
         make it, decode."""
@@ -167,7 +168,7 @@ class TrialPipeline:
         trial, when some failed), and which objective rows may be the incumbent: the feasible
         complete trials (a pruned trial's value is imputed, never an incumbent)."""
         complete = observed.objective_rows
-        constraints, feasible = constraint_models(self._cache, observed.key, observed.complete, data.rows(complete), rng)
+        constraints, feasible = constraint_models(self._cache, observed.key, observed.constraints, data.rows(complete), rng)
         if observed.failed and self._settings.failed_trials in ("classify", "both"):
             numbers = np.array([t.number for t in (*observed.complete, *observed.pruned, *observed.failed)], dtype=np.int64)
             labels = success_labels(len(observed.complete) + len(observed.pruned), len(observed.failed))

@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 from optuna.distributions import BaseDistribution, CategoricalDistribution, IntDistribution
-from optuna.trial import FrozenTrial
+
+from optuna_vpbo._trial_record import TrialRecord
 
 # Conditions are inferred from this many completed trials on (before, the tree is flat): with
 # fewer, chance explains the presence of almost any parameter (docs/decisions.md).
@@ -201,7 +202,7 @@ def _same_distribution(a: BaseDistribution, b: BaseDistribution) -> bool:
     return a is b or (type(a) is type(b) and a.__dict__ == b.__dict__) or a == b
 
 
-def _consistent_distributions(trials: Sequence[FrozenTrial]) -> dict[str, BaseDistribution]:
+def _consistent_distributions(trials: Sequence[TrialRecord]) -> dict[str, BaseDistribution]:
     """Parameters with one distribution in every trial that has them, single values left out
     (Optuna suggests those itself), as IntersectionSearchSpace treats them."""
     seen: dict[str, BaseDistribution] = {}
@@ -259,7 +260,7 @@ def _condition(
 
 
 def infer_search_tree(
-    trials: Sequence[FrozenTrial], allowed: Mapping[str, BaseDistribution] | None = None
+    trials: Sequence[TrialRecord], allowed: Mapping[str, BaseDistribution] | None = None
 ) -> SearchTree:
     """The tree of the parameters of the completed ``trials`` (see the module docstring).
 

@@ -16,12 +16,12 @@ import json
 import math
 import numbers
 from collections.abc import Callable, Hashable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import optuna
-from optuna.trial import FrozenTrial
 
 from optuna_vpbo._once import FirstTime
+from optuna_vpbo._trial_record import TrialRecord
 
 # Running trials publish their suggestion under this system-attribute prefix (``_pending``).
 RELATIVE_PARAMS_KEY = "vpbo:relative_params"
@@ -29,7 +29,7 @@ RELATIVE_PARAMS_KEY = "vpbo:relative_params"
 SYSTEM_ATTR_MAX_LENGTH = 2045
 # Chunks of one published suggestion at most: 512 kB of JSON, thousands of parameters.
 MAX_PUBLISHED_CHUNKS = 256
-# System attribute of a trial that failed in the objective (``_trial_states``).
+# System attribute of a trial that failed in the objective (written by the sampler, read by ``_trial_states``).
 OBJECTIVE_FAILURE_KEY = "vpbo:objective_failure"
 # RetryFailedTrialCallback's system attribute on the retry: the number of the failed trial.
 RETRIED_TRIAL_KEY = "failed_trial"
@@ -144,12 +144,15 @@ def is_json_scalar(value: Any) -> bool:
 
 # --- Trial system attributes -------------------------------------------------------------------
 
+# A trial record of one kind (what ``constraint_values`` reads with the reader it is given).
+T = TypeVar("T", bound=TrialRecord)
 
-def _trial_owner(trial: FrozenTrial) -> tuple[str, Hashable]:
+
+def _trial_owner(trial: TrialRecord) -> tuple[str, Hashable]:
     return f"Trial#{trial.number}", ("trial", trial.number, trial.datetime_start)
 
 
-def trial_attribute(trial: FrozenTrial, attribute: str, check: Callable[[Any], Any], default: Any = None) -> Any:
+def trial_attribute(trial: TrialRecord, attribute: str, check: Callable[[Any], Any], default: Any = None) -> Any:
     """``check(value)`` of the trial's system attribute ``attribute``; ``default`` if it is
     absent, or ignored because ``check`` raised ``Invalid``."""
     if attribute not in trial.system_attrs:
@@ -161,7 +164,7 @@ def trial_attribute(trial: FrozenTrial, attribute: str, check: Callable[[Any], A
         return default
 
 
-def published_params(trial: FrozenTrial) -> dict[str, Any] | None:
+def published_params(trial: TrialRecord) -> dict[str, Any] | None:
     """The suggestion a trial published (``_pending.publish``), or None: none published, or not
     a whole valid one (text that is no JSON, as a rewrite in progress shows, is logged at debug
     level only). Values are JSON scalars, numbers finite; the reader of the values checks the
@@ -196,7 +199,7 @@ def _chunk(attrs: Mapping[str, Any], i: int) -> str:
     return chunk
 
 
-def objective_failure_mark(trial: FrozenTrial) -> bool:
+def objective_failure_mark(trial: TrialRecord) -> bool:
     """Whether the trial carries the mark of a failure in the objective (``True``)."""
     def check(value: Any) -> bool:
         if not isinstance(value, bool):
@@ -206,7 +209,7 @@ def objective_failure_mark(trial: FrozenTrial) -> bool:
     return bool(trial_attribute(trial, OBJECTIVE_FAILURE_KEY, check, default=False))
 
 
-def retried_trial(trial: FrozenTrial) -> int | None:
+def retried_trial(trial: TrialRecord) -> int | None:
     """The number of the failed trial that ``trial`` retries (RetryFailedTrialCallback), or None:
     an earlier trial's number, or ignored."""
     def check(value: Any) -> int:
@@ -216,7 +219,7 @@ def retried_trial(trial: FrozenTrial) -> int | None:
     return retried
 
 
-def constraint_values(trial: FrozenTrial, read: Callable[[FrozenTrial], Any], attribute: str) -> dict[str, float]:
+def constraint_values(trial: T, read: Callable[[T], Any], attribute: str) -> dict[str, float]:
     """A finished trial's constraint values by name, from ``read(trial)`` (Optuna's format, read
     by ``_optuna_compat``): numbers, not NaN (Optuna refuses it; infinite values stay, the output
     transform bounds them). A value that is none is left out (the trial then counts as

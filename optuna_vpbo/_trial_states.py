@@ -20,7 +20,7 @@
   get rows in the success model: a GP on success/failure labels of every finished trial whose
   probability of success multiplies the acquisition, as a constraint's probability of
   feasibility does (Gardner et al. 2014). A failure counts only if it was the objective's: ``VPBOSampler.after_trial`` marks the
-  trials that end FAIL through ``tell`` (``mark_objective_failure``); a trial failed by Optuna's
+  trials that end FAIL through ``tell`` (the system attribute ``OBJECTIVE_FAILURE_KEY``); a trial failed by Optuna's
   heartbeat (a killed worker) never passes there, and a trial that ``RetryFailedTrialCallback``
   retried is left out too.
 
@@ -34,12 +34,12 @@ import math
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-from optuna.study import Study, StudyDirection
-from optuna.trial import FrozenTrial, TrialState
+from optuna.study import StudyDirection
+from optuna.trial import TrialState
 
-from optuna_vpbo._optuna_compat import set_trial_system_attr
 from optuna_vpbo._stored import OBJECTIVE_FAILURE_KEY as OBJECTIVE_FAILURE_KEY
 from optuna_vpbo._stored import objective_failure_mark, retried_trial
+from optuna_vpbo._trial_record import TrialRecord
 
 # The mark of a failure in the objective (written before the trial's state is set) and
 # RetryFailedTrialCallback's number of the retried trial are read through ``_stored``.
@@ -68,12 +68,12 @@ FAILURE_LABEL = 0.5
 class FinishedTrials:
     """The finished trials a model learns from, by state (failures of the objective only)."""
 
-    complete: list[FrozenTrial]
-    pruned: list[FrozenTrial]
-    failed: list[FrozenTrial]
+    complete: list[TrialRecord]
+    pruned: list[TrialRecord]
+    failed: list[TrialRecord]
 
 
-def finished_trials(trials: Iterable[FrozenTrial]) -> FinishedTrials:
+def finished_trials(trials: Iterable[TrialRecord]) -> FinishedTrials:
     """The complete, pruned and failed-in-the-objective trials of ``trials``."""
     trials = list(trials)
     retried = {retried_trial(t) for t in trials} - {None}
@@ -84,33 +84,28 @@ def finished_trials(trials: Iterable[FrozenTrial]) -> FinishedTrials:
     )
 
 
-def is_objective_failure(trial: FrozenTrial) -> bool:
+def is_objective_failure(trial: TrialRecord) -> bool:
     return trial.state == TrialState.FAIL and objective_failure_mark(trial)
-
-
-def mark_objective_failure(study: Study, trial: FrozenTrial) -> None:
-    """Mark a trial that ``tell`` is about to fail (an exception or a non-finite value)."""
-    set_trial_system_attr(study, trial, OBJECTIVE_FAILURE_KEY, True)
 
 
 # A trial's last report: (step, value); (None, nan) for a trial that reported nothing.
 Report = tuple[int | None, float]
 
 
-def impute_pruned_values(complete: Sequence[FrozenTrial], pruned: Sequence[FrozenTrial], direction: StudyDirection) -> np.ndarray:
+def impute_pruned_values(complete: Sequence[TrialRecord], pruned: Sequence[TrialRecord], direction: StudyDirection) -> np.ndarray:
     """Pessimistic final values (in the study's direction) of ``pruned`` trials, from the
     ``complete`` trials' final values and intermediate values (see the module docstring).
     Empty without a finite complete value."""
     return impute_from_reports(complete, [last_report(t) for t in pruned], direction)
 
 
-def last_report(trial: FrozenTrial) -> Report:
+def last_report(trial: TrialRecord) -> Report:
     """A (pruned) trial's last intermediate value and its step."""
     step = trial.last_step
     return (step, trial.intermediate_values[step]) if step is not None else (None, math.nan)
 
 
-def impute_from_reports(complete: Sequence[FrozenTrial], reports: Sequence[Report], direction: StudyDirection) -> np.ndarray:
+def impute_from_reports(complete: Sequence[TrialRecord], reports: Sequence[Report], direction: StudyDirection) -> np.ndarray:
     """``impute_pruned_values`` of trials whose last reports are ``reports``."""
     sign, finals = _losses(complete, direction)
     finite = finals[np.isfinite(finals)]
@@ -140,8 +135,8 @@ def _by_last_step(reports: Sequence[Report]) -> dict[int, list[int]]:
 
 
 def split_early_stopped(
-    complete: Sequence[FrozenTrial], direction: StudyDirection
-) -> tuple[list[FrozenTrial], list[FrozenTrial]]:
+    complete: Sequence[TrialRecord], direction: StudyDirection
+) -> tuple[list[TrialRecord], list[TrialRecord]]:
     """The ``complete`` trials read as complete, and those that stopped early (both in trial
     order). With ``EARLY_STOPPED_AS_PRUNED``, where at least ``MIN_FULL_TRIALS`` complete trials
     with a finite value (the *full* trials) reach the largest last step L of the complete trials,
@@ -167,7 +162,7 @@ def split_early_stopped(
     return [t for t, s in zip(complete, stopped) if not s], [t for t, s in zip(complete, stopped) if s]
 
 
-def early_stopped_report(trial: FrozenTrial, full: Sequence[FrozenTrial]) -> Report:
+def early_stopped_report(trial: TrialRecord, full: Sequence[TrialRecord]) -> Report:
     """An early-stopped trial's last report: its value at the first step after its last
     intermediate value at which the ``full`` trials reported (Ray Tune reports each result but the
     last as an intermediate value, and the last is the value); its last intermediate value where
@@ -180,7 +175,7 @@ def early_stopped_report(trial: FrozenTrial, full: Sequence[FrozenTrial]) -> Rep
     return (min(later), final) if later else (step, value)
 
 
-def impute_failed_values(complete: Sequence[FrozenTrial], n_failed: int, direction: StudyDirection) -> np.ndarray:
+def impute_failed_values(complete: Sequence[TrialRecord], n_failed: int, direction: StudyDirection) -> np.ndarray:
     """The value (in the study's direction) that each of ``n_failed`` failed trials takes in the
     objective model: the ``FAILED_VALUE_QUANTILE`` of the finite complete values, from the best.
     Empty without a finite complete value."""
@@ -191,7 +186,7 @@ def impute_failed_values(complete: Sequence[FrozenTrial], n_failed: int, directi
     return np.full(n_failed, sign * float(np.quantile(finite, FAILED_VALUE_QUANTILE)))
 
 
-def _losses(complete: Sequence[FrozenTrial], direction: StudyDirection) -> tuple[float, np.ndarray]:
+def _losses(complete: Sequence[TrialRecord], direction: StudyDirection) -> tuple[float, np.ndarray]:
     """The sign that turns values of ``direction`` into losses (lower is better), and the complete
     trials' values as losses."""
     sign = 1.0 if direction == StudyDirection.MINIMIZE else -1.0

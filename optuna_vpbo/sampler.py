@@ -14,13 +14,13 @@ from optuna.study import Study
 from optuna.trial import FrozenTrial, TrialState
 
 from optuna_vpbo import _blas_threads, _core, _optuna_compat, _pending
-from optuna_vpbo._diagnostics import record_diagnostics
+from optuna_vpbo._diagnostics import DIAGNOSTICS_KEY, diagnostics_markdown
 from optuna_vpbo._independent_sampling import fallback_reason
 from optuna_vpbo._observations import tree_states
 from optuna_vpbo._pipeline import TrialPipeline
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import PRESETS, VPBOSettings
-from optuna_vpbo._trial_states import mark_objective_failure
+from optuna_vpbo._stored import OBJECTIVE_FAILURE_KEY
 
 _logger = optuna.logging.get_logger(__name__)
 # What the model honestly cannot do (a kernel matrix that cannot be factorised): the trial then
@@ -220,7 +220,7 @@ class VPBOSampler(BaseSampler):
     ) -> None:
         if state == TrialState.FAIL:
             # Only failures that pass here are the configuration's (docs/pruning-and-failures.md).
-            mark_objective_failure(study, trial)
+            _optuna_compat.set_trial_system_attr(study, trial, OBJECTIVE_FAILURE_KEY, True)
         if self._constraints_func is not None:
             _optuna_compat.process_constraints_after_trial(self._constraints_func, study, trial, state)
         self._independent_sampler.after_trial(study, trial, state, values)
@@ -257,6 +257,13 @@ def seed_entropy(seed: int | None) -> int:
     if seed is None:
         return int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]  # drawn entropy is an int
     return int(seed) % (1 << 64)
+
+
+def record_diagnostics(study: Study, trial: FrozenTrial, diagnostics: dict[str, Any]) -> None:
+    """Store ``diagnostics`` in the trial's user attribute ``"vpbo"`` and, when optuna-dashboard
+    is importable, write them as the trial's Markdown note (skipped silently without it)."""
+    _optuna_compat.set_trial_user_attr(study, trial, DIAGNOSTICS_KEY, diagnostics)
+    _optuna_compat.save_dashboard_note(study, trial, diagnostics_markdown(diagnostics))
 
 
 def _began_after_initial_design(study: Study, trial: FrozenTrial, n_startup_trials: int) -> bool:

@@ -210,3 +210,15 @@ def test_the_lab_imports_at_the_top_of_its_modules() -> None:
                     for inner in ast.walk(node) if isinstance(inner, (ast.Import, ast.ImportFrom))
                 ]
     assert not inside, "\n".join(inside)
+
+
+# The modules of the sampler package that may name Optuna's trial record: the sampler (Optuna's
+# protocol), the pending-point protocol (it writes the trial's publication) and the
+# compatibility module. Every other module reads trials as ``_trial_record.TrialRecord``, or
+# arrays and plain records built from them.
+MAX_FROZEN_TRIAL_MODULES = 3
+
+
+def test_frozen_trial_in_at_most_3_modules_of_the_sampler() -> None:
+    naming = sorted(name for name, path in HOUSES[0].modules().items() if "FrozenTrial" in path.read_text(encoding="utf-8"))
+    assert len(naming) <= MAX_FROZEN_TRIAL_MODULES, f"FrozenTrial in {len(naming)} modules: {naming}"

@@ -9,7 +9,8 @@ import optuna
 import pytest
 
 from optuna_vpbo import VPBOSampler
-from optuna_vpbo._diagnostics import diagnostics_markdown, record_diagnostics
+from optuna_vpbo._diagnostics import diagnostics_markdown
+from optuna_vpbo.sampler import record_diagnostics
 
 SINGLE = {
     "phase": "proposals",
