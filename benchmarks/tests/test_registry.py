@@ -19,8 +19,8 @@ from vpbo_benchmarks import (
     lazy,
     ml_problems,
     numeric_problems,
-    short_studies,
     registry,
+    short_studies,
     suite,
     synthetic_problems,
 )
@@ -32,7 +32,8 @@ HEAVY_TOP_LEVEL = ("sklearn", "xgboost", "mlxtend", "smac", "ConfigSpace", "dask
 def test_every_family_registers_its_problems_once() -> None:
     families = [
         synthetic_problems.PROBLEMS, chemistry_problems.PROBLEMS, ml_problems.PROBLEMS, suite.PROBLEMS, fresh_problems.PROBLEMS,
-        adapt_held_out.PROBLEMS, final_held_out.PROBLEMS, numeric_problems.PROBLEMS, combinatorial.PROBLEMS, short_studies.PROBLEMS,
+        adapt_held_out.PROBLEMS, final_held_out.PROBLEMS, numeric_problems.PROBLEMS, combinatorial.PROBLEMS,
+        short_studies.PROBLEMS,
     ]
     names = [name for family in families for name in family]
     assert len(names) == len(set(names))

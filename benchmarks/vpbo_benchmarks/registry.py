@@ -68,7 +68,9 @@ PROBLEM_NAMES: tuple[str, ...] = tuple(PROBLEMS)
 SPECS: Mapping[str, SuiteSpec] = {
     **suite.SUITE_SPECS, **fresh_problems.FRESH_SPECS, **adapt_held_out.ADAPT_SPECS, **final_held_out.FINAL_SPECS,
 }
-PROBLEM_SETS: Mapping[str, ProblemSet] = {problem_set.name: problem_set for problem_set in (combinatorial.COMBINATORIAL, short_studies.SHORT_STUDIES)}
+PROBLEM_SETS: Mapping[str, ProblemSet] = {
+    problem_set.name: problem_set for problem_set in (combinatorial.COMBINATORIAL, short_studies.SHORT_STUDIES)
+}
 GROUPS: Mapping[str, tuple[str, ...]] = {
     **suite.HALVES,
     "fresh_held_out": fresh_problems.FRESH_HELD_OUT,

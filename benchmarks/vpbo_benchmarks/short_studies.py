@@ -189,7 +189,8 @@ def alpine_optimiser() -> ShortProblem:
         offset = AO_OFFSETS[AO_OPTIMISERS.index(p["optimizer"]), AO_BATCHES.index(p["batch"])]
         return alpine_bowl(z) + float(offset)
 
-    return ShortProblem("alpine_optimiser", suggest, value, 0.0, 12, "Alpine N.1 of 2 log floats, a float, an int; 2 categoricals")
+    description = "Alpine N.1 of 2 log floats, a float, an int; 2 categoricals"
+    return ShortProblem("alpine_optimiser", suggest, value, 0.0, 12, description)
 
 
 LB_BASE = (1.2, 0.4, 0.0, 0.7)  # the best value of each number of layers 1..4
