@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 REPOSITORY = Path(__file__).resolve().parents[1]
-# A command in backquotes (or a line of a code block) that starts with a program a user runs.
-COMMAND = re.compile(r"^(?:`)?((?:python|vpbo-benchmark) [^`]+?)(?:`)?$")
+# A command (the text in backquotes, or a line of a code block) that starts with a program a user runs.
+COMMAND = re.compile(r"^((?:python|vpbo-benchmark) .+)$")
 COPIED_AWAY = shutil.ignore_patterns(".git", "build", "dist", "*.db", "__pycache__", ".mypy_cache", ".ruff_cache")
 
 

@@ -3,6 +3,7 @@ is not beaten by an independent search (random trials, then Nelder-Mead over the
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -16,25 +17,23 @@ from vpbo_benchmarks import short_studies
 from vpbo_benchmarks.registry import GROUPS, PROBLEM_SETS, get_problem
 
 # Where each optimum lies, written from the construction (not from the module's tables).
-ARGMIN = {
-    "holder_modes": None,  # the heaviest weight's combination, at a Holder well
-    "alpine_optimiser": None,  # the smallest offset's combination, at z = 0
+FIXED_ARGMIN: dict[str, dict[str, Any]] = {
     "layers_branch": {"n_layers": 3, "width1": 96, "width2": 256, "width3": 24, "dropout": 0.2},
     "model_choice": {"model": "boosting", "learning_rate": 10**-1.3, "n_rounds": 400, "subsample": 0.8},
     "powell_ints": {"variant": "b", "i1": 0, "i2": 0, "f3": 0.0, "f4": 0.0},
-    "bird_switches": None,  # the cheapest switches, at a Bird well
     "colville_stepped": {"precision": "fp32", "a": 1.0, "b": 1.0, "c": 1.0, "d": 1.0},
-    "cosine_noisy": None,  # the smallest offset's combination, at its shift
 }
 
 
 def _holder_argmin() -> dict[str, Any]:
+    """The heaviest weight's combination, at a Holder well."""
     k, s, f = np.unravel_index(np.argmax(short_studies.HM_WEIGHTS), short_studies.HM_WEIGHTS.shape)
     return {"kernel": short_studies.HM_KERNELS[k], "scale": short_studies.HM_SCALES[s], "flag": short_studies.HM_FLAGS[f],
             "x1": 8.05502347573655, "x2": 9.664590028909654}
 
 
 def _alpine_argmin() -> dict[str, Any]:
+    """The smallest offset's combination, at z = 0."""
     o, b = np.unravel_index(np.argmin(short_studies.AO_OFFSETS), short_studies.AO_OFFSETS.shape)
     optimizer, batch = short_studies.AO_OPTIMISERS[o], short_studies.AO_BATCHES[b]
     return {"optimizer": optimizer, "batch": batch, "lr": 10 ** short_studies.AO_LR_CENTRE[optimizer],
@@ -42,14 +41,14 @@ def _alpine_argmin() -> dict[str, Any]:
 
 
 def _bird_argmin() -> dict[str, Any]:
-    import itertools
-
+    """The cheapest switches, at a Bird well."""
     levels = min(itertools.product(range(3), repeat=5), key=short_studies.switch_cost)
     params = {f"s{i + 1}": short_studies.BS_LEVELS[c] for i, c in enumerate(levels)}
     return {**params, "x": 4.701043130195973, "y": 3.1529385037484228}
 
 
 def _cosine_argmin() -> dict[str, Any]:
+    """The smallest offset's combination, at its shift."""
     a, s = np.unravel_index(np.argmin(short_studies.CN_OFFSETS), short_studies.CN_OFFSETS.shape)
     shift = short_studies.CN_SHIFTS[a, s]
     return {"augment": short_studies.CN_AUGMENTS[a], "schedule": short_studies.CN_SCHEDULES[s],
@@ -57,9 +56,8 @@ def _cosine_argmin() -> dict[str, Any]:
 
 
 def _argmin(name: str) -> dict[str, Any]:
-    fixed = ARGMIN[name]
-    if fixed is not None:
-        return fixed
+    if name in FIXED_ARGMIN:
+        return FIXED_ARGMIN[name]
     return {"holder_modes": _holder_argmin, "alpine_optimiser": _alpine_argmin, "bird_switches": _bird_argmin,
             "cosine_noisy": _cosine_argmin}[name]()
 

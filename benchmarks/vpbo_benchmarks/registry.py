@@ -13,7 +13,9 @@
 - the field's combinatorial tasks (:mod:`.combinatorial`: MCBO's Pest Control and Ackley 20 x 11;
   its Ackley-53 is ``ackley53``), the problem set ``combinatorial``. A problem set
   (:data:`PROBLEM_SETS`, a :class:`~.combinatorial.ProblemSet`) is a group with the rule that chose
-  it and the date it was frozen.
+  it and the date it was frozen;
+- the short-study set (:mod:`.short_studies`: eight mixed problems judged at trials 10-25), the
+  problem set ``short_studies``.
 
 The trial-states suite (:mod:`.trial_states`) is a registry of tuning tasks under pruners, run by
 its own runner: its tasks are not :class:`~.problem.Problem` objects.
