@@ -12,7 +12,27 @@ import numpy as np
 
 from optuna_vpbo import _core
 from optuna_vpbo._hypervolume_improvement import decompose, reference_point
-from optuna_vpbo._models import ConstraintModel, ObjectiveModel, best_feasible_target
+from optuna_vpbo._models import ConstraintModel, ObjectiveModel, TrialModels, best_feasible_target
+from optuna_vpbo._multi_objective import MAX_FRONT_STARTS, feasible_front
+
+
+def trial_acquisition(models: TrialModels, n_refine: int) -> tuple[_core.Acquisition, np.ndarray, int | None]:
+    """The acquisition of a trial after the initial design and where its refinement starts: log
+    EHVI (``models.hypervolume``) or log EI, plus log P(feasible) of every constraint and of
+    success (``with_feasibility``); the objective rows the refinement may start from in priority
+    order (the feasible front in trial order; else the feasible rows, then the others, each best
+    first), and how many of them the chosen row's ``n_refine`` runs take (None: no refinement)."""
+    feasible = models.feasible
+    if models.hypervolume:
+        term = log_expected_hypervolume_improvement(models.objectives, feasible)
+        starts_order = feasible_front(np.column_stack([m.targets for m in models.objectives]), feasible)
+        n_observed = MAX_FRONT_STARTS if n_refine > 0 else None
+    else:
+        objective = models.objectives[0]
+        term = log_expected_improvement(objective, feasible)
+        starts_order = np.lexsort((-objective.targets, ~feasible))
+        n_observed = n_refine - 1 if n_refine > 0 else None
+    return with_feasibility(term, models.constraints), starts_order, n_observed
 
 
 def log_expected_improvement(model: ObjectiveModel, feasible: np.ndarray) -> _core.Acquisition | None:

@@ -25,6 +25,16 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+from optuna.trial import TrialState
+
+from optuna_vpbo import _core
+from optuna_vpbo._models import ConstraintModel, ObjectiveModel, TrialModels, predicted_value
+from optuna_vpbo._observations import Observations
+from optuna_vpbo._proposals import Proposal
+from optuna_vpbo._search_policy import Move
+from optuna_vpbo._tree_encoder import TreeEncoder
+
 DIAGNOSTICS_KEY = "vpbo"  # the trial user attribute of the diagnostics
 DEFAULT_ACQUISITION = "log EI"  # single objective; the diagnostics name any other
 PHASE_TITLES = {
@@ -130,3 +140,85 @@ def diagnostics_markdown(diagnostics: Mapping[str, Any]) -> str:
     elif phase == "random":
         lines += ["", "No model yet: the parameters come from the independent sampler."]
     return "\n".join(lines) + "\n"
+
+
+def design_diagnostics(models: TrialModels, observed: Observations, failed_trials: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The diagnostics of a trial of the initial design's MES half that suggests ``params``."""
+    return {"phase": "mes", **_models_diagnostics(models, observed, failed_trials)} | _prediction(models, observed, params)
+
+
+def proposal_diagnostics(
+    move: Move, proposal: Proposal, drawn: str | None, models: TrialModels, observed: Observations, failed_trials: str,
+    params: dict[str, Any],
+) -> dict[str, Any]:
+    """The diagnostics of a trial after the initial design that made ``move`` and suggests
+    ``params`` (``proposal`` decoded; ``drawn``: the perturbed parameter of a perturbed incumbent)."""
+    fitted = _models_diagnostics(models, observed, failed_trials)
+    fitted |= {"acquisition": "log EHVI"} if models.hypervolume else {}
+    chosen = _repeat_diagnostics(observed, proposal) | _success_diagnostics(models.constraints, proposal)
+    chosen |= _prediction(models, observed, params)
+    details = {"perturbed_parameter": drawn} if drawn is not None else {"top_proposals": _ranking(proposal, observed.encoder)}
+    return {"phase": "proposals", "move": move.kind, "move_reason": move.reason, **details, **fitted, **chosen}
+
+
+def _models_diagnostics(models: TrialModels, observed: Observations, failed_trials: str) -> dict[str, Any]:
+    """The fitted model (one per objective with log EHVI), and how many pruned and failed trials
+    it used; where some did, how many COMPLETE trials that stopped early it read as pruned
+    (``_trial_states.split_early_stopped``)."""
+    if models.hypervolume:
+        fitted = {"objectives": [_model_diagnostics(m, observed.encoder) for m in models.objectives]}
+    else:
+        fitted = _model_diagnostics(models.objectives[0], observed.encoder)
+    imputed_states = [t.state for t in observed.imputed]
+    n_failed = len(observed.failed) if failed_trials != "ignore" else 0
+    n_stopped = imputed_states.count(TrialState.COMPLETE)
+    stopped = {"early_stopped_in_model": n_stopped} if n_stopped else {}
+    return fitted | {"pruned_in_model": imputed_states.count(TrialState.PRUNED), "failed_in_model": n_failed} | stopped
+
+
+def _model_diagnostics(model: ObjectiveModel, encoder: TreeEncoder) -> dict[str, Any]:
+    """The fitted model: lambda, the noise the GP factorised with and lengthscales by parameter."""
+    hyperparameters = model.hyperparameters
+    return {
+        "lambda": round(hyperparameters.lam, 4),
+        "noise": float(f"{model.gp.noise:.3g}"),
+        "lengthscales": {name: round(float(ls), 4) for name, ls in zip(encoder.numeric_names, hyperparameters.lengthscales)},
+    }
+
+
+def _ranking(proposal: Proposal, encoder: TreeEncoder) -> list[dict[str, Any]]:
+    """The best value proposals: categorical values and acquisition value."""
+    return [{"params": encoder.categorical_params(row), "acquisition": round(value, 4)} for row, value in proposal.ranking]
+
+
+def _repeat_diagnostics(observed: Observations, proposal: Proposal) -> dict[str, Any]:
+    """The number of the first complete trial whose configuration the chosen point repeats (floats
+    within ``Observations.complete_fraction`` of their range), if any: how often a repeat happens."""
+    n = len(observed.complete)
+    same_row = np.all(observed.h[:n] == proposal.row, axis=1)
+    tolerance = observed.encoder.repeat_tolerance(observed.complete_fraction)
+    hits = np.flatnonzero(same_row & np.all(np.abs(observed.x[:n] - proposal.x) <= tolerance, axis=1))
+    return {"repeats_trial": observed.complete[int(hits[0])].number} if len(hits) else {}
+
+
+def _success_diagnostics(constraints: list[ConstraintModel], proposal: Proposal) -> dict[str, Any]:
+    """The success model's probability that the chosen point does not fail."""
+    success = [c for c in constraints if c.is_success_model]
+    if not success:
+        return {}
+    log_p = _core.LogProbabilityOfFeasibility(success[0].gp, success[0].threshold)
+    value = log_p.evaluate(proposal.row.reshape(1, -1), proposal.x.reshape(1, -1))[0]
+    return {"p_success": round(float(np.exp(value)), 4)}
+
+
+def _prediction(models: TrialModels, observed: Observations, params: dict[str, Any]) -> dict[str, Any]:
+    """The model's prediction of the value at ``params`` (one objective): ``prediction``,
+    ``{"mean", "sd"}`` in the objective's units (``_models.predicted_value``); empty where the
+    study has several objectives or the prediction is not finite."""
+    if len(models.objectives) != 1 or observed.values.shape[1] != 1 or not params:
+        return {}
+    h, x = observed.encoder.encode([params])
+    predicted = predicted_value(models.objectives[0], h[0], x[0])
+    if predicted is None:
+        return {}
+    return {"prediction": {"mean": float(f"{predicted[0]:.6g}"), "sd": float(f"{predicted[1]:.3g}")}}

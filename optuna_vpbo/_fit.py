@@ -1,10 +1,7 @@
-"""Hyperparameter fit of the mixed-kernel GP: multi-start L-BFGS-B on the log marginal likelihood.
-
-As in the VPBO paper (sec. 5, following CoCaBO's code): the lengthscales, output variance, noise
-variance and the kernel mix lambda maximise the log marginal likelihood, optimised in log space
-(lambda as it is, in [0, 1]) by L-BFGS-B from several starts; the best start wins. The native
-core computes the likelihood and its analytic gradient; SciPy's L-BFGS-B drives it.
-"""
+"""Hyperparameter fit of the mixed-kernel GP and the cache of every output's fit and GP. As in the
+VPBO paper (sec. 5, following CoCaBO's code): lengthscales, output variance, noise variance and the
+kernel mix lambda maximise the log marginal likelihood (native, with its gradient) in log space
+(lambda in [0, 1]) by SciPy's L-BFGS-B from several starts; the best start wins."""
 
 from __future__ import annotations
 
@@ -21,7 +18,6 @@ from optuna_vpbo import _core
 from optuna_vpbo._hyperparameters import HyperparameterLayout, hyperparameter_layout
 from optuna_vpbo._output_transforms import FittedTransform, OutputTransform, target_variances
 from optuna_vpbo._priors import NegativeLogPrior, negative_log_prior
-from optuna_vpbo._subsets import training_subset
 
 _logger = optuna.logging.get_logger(__name__)
 
@@ -40,12 +36,55 @@ MAX_LBFGS_ITERATIONS = 200
 # Long studies (docs/decisions.md, "Long studies"): up to LONG_STUDY observations a model is fitted
 # and refitted as in the paper, on all its data. Beyond, refits come once the data grew by
 # REFIT_GROWTH, the likelihood is evaluated on at most FIT_MAX_POINTS observations and the GP
-# keeps at most GP_MAX_POINTS of them at a rebuild (``_subsets.training_subset``).
+# keeps at most GP_MAX_POINTS of them at a rebuild (``training_subset``).
 LONG_STUDY = 300
 EARLY_REFIT_DIVISOR = 10
 REFIT_GROWTH = 0.05
 FIT_MAX_POINTS = 300
 GP_MAX_POINTS = 2000
+
+# NOTE: the shares of a subset's budget: each combination's incumbents (where log EI is decided),
+# then the latest points (where the search is now); the rest spread evenly over the history.
+BEST_SHARE = 0.5
+RECENT_SHARE = 0.25
+
+
+def training_subset(h: np.ndarray, y: np.ndarray, n_max: int) -> np.ndarray:
+    """Sorted indices of at most ``n_max`` of the points (h: n x k codes, y: n targets, larger
+    is better): all of them if n <= n_max; else the best in turns over the combinations (each
+    combination's best, then each one's second best, ...; within a turn best first), then the
+    latest, then evenly spaced over the rest in arrival order. Deterministic: no random numbers."""
+    n = len(y)
+    if n_max < 1:
+        raise ValueError(f"n_max must be a positive integer, got {n_max!r}.")
+    if n <= n_max:
+        return np.arange(n)
+    n_best = int(BEST_SHARE * n_max)
+    n_recent = int(RECENT_SHARE * n_max)
+    chosen = np.zeros(n, dtype=bool)
+    chosen[_best_in_turns(h, y)[:n_best]] = True
+    remaining = np.flatnonzero(~chosen)
+    chosen[remaining[len(remaining) - n_recent :]] = True
+    remaining = np.flatnonzero(~chosen)
+    n_spread = n_max - int(chosen.sum())
+    if n_spread > 0:
+        chosen[remaining[np.linspace(0, len(remaining) - 1, n_spread).round().astype(int)]] = True
+    return np.flatnonzero(chosen)
+
+
+def _best_in_turns(h: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """All indices, ordered by the rank of each point within its combination, then by value."""
+    best_first = np.argsort(-y, kind="stable")
+    if h.shape[1] == 0:
+        return best_first
+    _, combination = np.unique(h[best_first], axis=0, return_inverse=True)
+    combination = combination.reshape(-1)
+    rank = np.zeros(len(y), dtype=np.int64)
+    seen: dict[int, int] = {}
+    for position, c in enumerate(combination.tolist()):
+        rank[position] = seen.get(c, 0)
+        seen[c] = rank[position] + 1
+    return best_first[np.lexsort((np.arange(len(y)), rank))]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,11 +132,9 @@ class GPHyperparameters:
         return len(self.lengthscales) == n_numeric
 
     def make_gp(self, h: np.ndarray, x: np.ndarray, y: np.ndarray, extra_noise: np.ndarray | None = None) -> _core.MixedGP:
-        """The GP on (h, x, y) (``extra_noise``: None, or a noise variance per point added to the
-        shared one), its training points grouped by the level of the categorical with the most
-        levels: the posterior does not depend on their order, and the value proposals'
-        triangular solves for that variable's levels then skip the rows above each level
-        (``native/proposals.cpp``)."""
+        """The GP on (h, x, y) (``extra_noise``: None, or a noise variance per point beside the
+        shared one), its points grouped by the level of the categorical with the most levels (the
+        value proposals' per-level solves then skip the rows above each; ``native/proposals.cpp``)."""
         order = grouped_by_level(h)
         return self.gp_in_order(h[order], x[order], y[order], None if extra_noise is None else extra_noise[order])
 
@@ -144,17 +181,12 @@ def fit_hyperparameters(
     extra_noise: np.ndarray | None = None,
 ) -> GPHyperparameters:
     """Maximum-likelihood (``prior="none"``) or maximum-a-posteriori hyperparameters (a prior of
-    ``_priors``) from ``n_restarts`` L-BFGS-B runs.
-
-    The first run starts from ``warm_start`` (the previous fit) or the defaults; the others from
-    points drawn uniformly in the log-bounds. A start whose likelihood cannot be evaluated (a
-    NumericalError) is skipped; if every start fails, the first start point is returned and a
-    warning says why.
-    ``lam_bounds`` (a sub-interval of [0, 1]) and ``variance_bounds`` bound lambda and the output
-    variance; equal bounds fix them, as CoCaBO fixes the variance at 1 and optionally the mix at
-    0.5; lambda = 1 with no categorical column gives a plain Matern GP. A warm start of another
-    shape is not used. ``extra_noise`` (None, or a variance per observation) is noise known beside
-    the fitted one (``MixedGP``'s).
+    ``_priors``) from ``n_restarts`` L-BFGS-B runs: the first from ``warm_start`` (unless of
+    another shape) or the defaults, the others from uniform points in the log-bounds. A start
+    whose likelihood cannot be evaluated (a NumericalError) is skipped; if all fail, the first
+    start is returned with a warning. ``lam_bounds`` (within [0, 1]) and ``variance_bounds``
+    bound lambda and the output variance (equal bounds fix them, as CoCaBO fixes the variance at
+    1); ``extra_noise`` (None, or a variance per observation) is noise known beside the fitted one.
     """
     layout = hyperparameter_layout(x.shape[1])
     bounds = theta_bounds(layout, lam_bounds, variance_bounds)
@@ -213,15 +245,11 @@ def _posterior_objective(
 
 @dataclasses.dataclass(frozen=True)
 class RefitSchedule:
-    """When a model's hyperparameters are refitted and from how many starts.
-
-    Up to ``LONG_STUDY`` observations, as the paper: every ``refit_interval`` observations from
-    ``n_restarts`` starts (one warm); with ``early_refits``, every ``n / EARLY_REFIT_DIVISOR``
-    observations below that (every trial up to 20 observations): a fit on the first few points
-    says little about the next ones, and fits that small cost milliseconds. Beyond, once the data grew by ``REFIT_GROWTH``
-    of what the last fit saw (at least ``refit_interval``), from the warm start alone: the likelihood surface
-    moves little when a few percent of points are added, and random restarts cost a full fit each.
-    """
+    """When a model's hyperparameters are refitted and from how many starts: up to
+    ``LONG_STUDY`` observations every ``refit_interval`` observations from ``n_restarts`` starts
+    (one warm), as the paper; with ``early_refits`` every ``n / EARLY_REFIT_DIVISOR`` below that (a
+    fit on a few points says little about the next, and costs milliseconds). Beyond, once the data
+    grew by ``REFIT_GROWTH`` (at least ``refit_interval``), from the warm start alone."""
 
     refit_interval: int
     n_restarts: int
@@ -236,8 +264,7 @@ class RefitSchedule:
         return max(self.refit_interval, math.ceil(REFIT_GROWTH * n_fitted))
 
     def is_due(self, n_fitted: int, n: int) -> bool:
-        """Whether a fit on ``n_fitted`` observations must be redone at ``n`` (also when the data
-        shrank, e.g. a trial was filtered out of the space)."""
+        """Whether a fit on ``n_fitted`` observations must be redone at ``n`` (or the data shrank)."""
         return not 0 <= n - n_fitted < self.interval(n_fitted)
 
     def restarts(self, n: int, warm: bool) -> int:
@@ -262,9 +289,8 @@ class ModelFit:
 
 
 class BuiltGP(NamedTuple):
-    """The last GP built for a model: its hyperparameters, the trial numbers of its training
-    points in its order, the trial numbers it has seen (sorted; those left out of a subset
-    included), and the GP."""
+    """The last GP built for a model: its hyperparameters, its training points' trial numbers in
+    its order, the trial numbers it has seen (sorted; those left out of a subset too), the GP."""
 
     hyperparameters: GPHyperparameters
     numbers: np.ndarray
@@ -274,12 +300,9 @@ class BuiltGP(NamedTuple):
 
 class ModelCache:
     """The last fit and the last GP of every output model (objectives and constraints), by key.
-
-    Fits follow the ``RefitSchedule`` (VPBO paper, sec. 5: refits every 10 trials; long studies
-    less often), warm-started from the previous fit, or in a new process from the fit that a
-    ``FitStore`` kept. Between refits a model's GP grows by the new observations (an O(n^2)
-    update of its Cholesky factor) instead of being rebuilt.
-    """
+    Fits follow the ``RefitSchedule``, warm-started from the previous fit, or in a new process from
+    the one a ``FitStore`` kept; in a long study a GP grows by the new observations between
+    rebuilds (an O(n^2) update of its Cholesky factor)."""
 
     def __init__(self, refit_interval: int, n_restarts: int, *, early_refits: bool = False, prior: str = "none") -> None:
         self._schedule = RefitSchedule(refit_interval, n_restarts, early_refits)
@@ -332,15 +355,10 @@ class ModelCache:
     ) -> tuple[_core.MixedGP, np.ndarray]:
         """The GP of model ``key`` on ``data = (h, x, y)`` of the trials ``numbers`` (with their
         ``extra_noise``, None: none), and the order of the data in it (indices; a subset beyond
-        ``GP_MAX_POINTS`` observations).
-
-        In a long study (``LONG_STUDY`` training points), the last GP grows by the trials it has
-        not seen when its hyperparameters are still the current ones and all its training trials
-        are still in the data; else the GP is built anew, from the ``training_subset`` grouped by
-        level (``GPHyperparameters.make_gp``), as every trial of a short study does, so that short
-        studies stay bit for bit what they were (a grown factor differs from a new one by
-        round-off). Trials left out of a subset stay out until the next rebuild, and a grown GP
-        keeps the extra noise its earlier trials had when they joined it."""
+        ``GP_MAX_POINTS``). In a long study (``LONG_STUDY`` training points) the last GP grows by
+        the trials it has not seen while its hyperparameters are current and all its training
+        trials are still in the data; else it is built anew from the ``training_subset`` grouped
+        by level, as in every short study (bit for bit: a grown factor differs by round-off)."""
         h, x, y = data
         built = self._gps.get(key)
         if built is not None and built.hyperparameters is hyperparameters and len(built.numbers) >= LONG_STUDY:

@@ -1,5 +1,6 @@
-"""The GPs of one trial: one per output (objectives, constraints), fitted or reused through the
-model cache, the objectives conditioned on the running trials."""
+"""The model step of a trial: one GP per output (objectives, constraints, the success of trials),
+fitted or reused through the model cache, the objectives conditioned on the running trials
+(``fit_models``)."""
 
 from __future__ import annotations
 
@@ -8,16 +9,22 @@ import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+from optuna.study import StudyDirection
 
 from optuna_vpbo import _core
 from optuna_vpbo._fit import FitStore, GPHyperparameters, ModelCache
+from optuna_vpbo._observations import Observations
 from optuna_vpbo._output_transforms import (
     ConstraintStandardize,
     FittedConstraintStandardize,
     FittedTransform,
     OutputTransform,
+    make_output_transform,
     target_variances,
 )
+from optuna_vpbo._proposals import Repeats
+from optuna_vpbo._repeat_policy import may_repeat_complete
+from optuna_vpbo._trial_states import success_labels
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,6 +63,59 @@ class ModelData:
     def rows(self, selected: np.ndarray) -> ModelData:
         """The data of the ``selected`` observations (a mask or indices)."""
         return ModelData(self.numbers[selected], self.h[selected], self.x[selected], self.store)
+
+
+@dataclasses.dataclass(frozen=True)
+class TrialModels:
+    """The models of one trial: the objectives' GPs (one; one per objective under log EHVI,
+    ``hypervolume``), the constraints' GPs and the success GP (when some trial failed), and which
+    objective rows may be the incumbent (``feasible``: the feasible complete trials; an imputed
+    pruned or failed trial never is)."""
+
+    objectives: list[ObjectiveModel]
+    constraints: list[ConstraintModel]
+    feasible: np.ndarray
+    hypervolume: bool
+
+    def repeats(self, observed: Observations, policy: str) -> Repeats:
+        """The points not to propose again: the pruned and failed trials, and the complete ones
+        unless the repeat ``policy`` lets a complete configuration be proposed again
+        (``_repeat_policy.may_repeat_complete``, on the objectives' noise and signal variances)."""
+        n = len(observed.complete)
+        noise = [m.gp.noise for m in self.objectives]
+        signal = [m.hyperparameters.variance for m in self.objectives]
+        repeat = may_repeat_complete(policy, observed.h[:n], observed.x[:n], observed.values[:n], noise, signal)
+        return observed.repeats(not repeat, observed.complete_fraction)
+
+
+def fit_models(
+    cache: ModelCache,
+    observed: Observations,
+    columns: Sequence[tuple[np.ndarray, tuple[str, ...], StudyDirection]],
+    transform: str,
+    failed_trials: str,
+    rng: np.random.Generator,
+) -> TrialModels:
+    """The models of the trial that read ``observed``: one GP per objective column (values,
+    model cache key, direction; ``_multi_objective.objective_columns``; several columns: log
+    EHVI), each through the output ``transform``; one GP per constraint; and, with
+    ``failed_trials`` "classify" or "both" when some trial failed, the success GP on every
+    finished trial."""
+    numbers = np.array([t.number for t in (*observed.complete, *observed.imputed)], dtype=np.int64)
+    data = ModelData(numbers, observed.h, observed.x, observed.fit_store)
+    objectives = [
+        objective_model(cache, key, data, values, make_output_transform(transform, direction), observed.pending, rng)
+        for values, key, direction in columns
+    ]
+    complete = observed.objective_rows
+    constraints, feasible = constraint_models(cache, observed.key, observed.constraints, data.rows(complete), rng)
+    if observed.failed and failed_trials in ("classify", "both"):
+        finished_numbers = [t.number for t in (*observed.complete, *observed.pruned, *observed.failed)]
+        labels = success_labels(len(observed.complete) + len(observed.pruned), len(observed.failed))
+        finished = ModelData(np.array(finished_numbers, dtype=np.int64), *observed.finished, data.store)
+        constraints.append(success_model(cache, observed.key, finished, labels, rng))
+    feasible = np.concatenate([feasible, np.zeros(observed.n_imputed, dtype=bool)])
+    return TrialModels(objectives, constraints, feasible, hypervolume=len(columns) > 1)
 
 
 def objective_model(

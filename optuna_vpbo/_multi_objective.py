@@ -44,6 +44,19 @@ def scalar_values(
     return scalarized_values(values, list(directions), weights), StudyDirection.MAXIMIZE
 
 
+def objective_columns(
+    values: np.ndarray, directions: Sequence[StudyDirection], key: tuple[str, ...], hypervolume: bool,
+    rng: np.random.Generator,
+) -> list[tuple[np.ndarray, tuple[str, ...], StudyDirection]]:
+    """The objective columns a trial models, each with its model cache key (``key`` extended per
+    objective) and direction: one per objective of ``values`` (n x m) under log EHVI
+    (``hypervolume``), else one value per trial (``scalar_values``)."""
+    if hypervolume:
+        return [(values[:, j], (*key, f"objective:{j}"), d) for j, d in enumerate(directions)]
+    scalar, direction = scalar_values(values, directions, rng)
+    return [(scalar, key, direction)]
+
+
 def feasible_front(targets: np.ndarray, feasible: np.ndarray) -> np.ndarray:
     """Indices of the observations on the Pareto front of the feasible ones, in trial order."""
     return np.flatnonzero(feasible)[pareto_mask(targets[feasible])]

@@ -12,14 +12,12 @@ from collections.abc import Mapping
 
 import numpy as np
 from optuna.distributions import BaseDistribution
-from optuna.study import Study
+from optuna.study import Study, StudyDirection
 from optuna.trial import TrialState
 
 from optuna_vpbo import _optuna_compat, _pending
 from optuna_vpbo._fit_store import StudyFitStore
-from optuna_vpbo._models import ModelData, ObjectiveModel
 from optuna_vpbo._proposals import Repeats
-from optuna_vpbo._repeat_policy import may_repeat_complete
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._tree_encoder import TreeEncoder
 from optuna_vpbo._trial_record import TrialRecord
@@ -62,6 +60,8 @@ class Observations:
     # The finished trials the initial design counts: complete, and pruned and failed ones where
     # the model learns from them (so that a pruner does not stretch the design).
     n_finished: int
+    directions: tuple[StudyDirection, ...]  # the study's, one per objective
+    fit_store: StudyFitStore  # where a long study's fits outlive the process
 
     @property
     def constraints(self) -> list[dict[str, float]]:
@@ -99,12 +99,6 @@ class Observations:
         in a flat space, ``SAME_VALUE_FRACTION`` in a conditional one."""
         return COMPLETE_REPEAT_FRACTION if self.encoder.tree.is_flat else SAME_VALUE_FRACTION
 
-    def may_repeat_complete(self, policy: str, models: list[ObjectiveModel]) -> bool:
-        """Whether a complete configuration may be proposed again (``_repeat_policy``)."""
-        n = len(self.complete)
-        noise = [m.gp.noise for m in models]
-        signal = [m.hyperparameters.variance for m in models]
-        return may_repeat_complete(policy, self.h[:n], self.x[:n], self.values[:n], noise, signal)
 
 
 def tree_states(pruned_trials: str) -> tuple[TrialState, ...]:
@@ -155,6 +149,7 @@ def observe(
     return Observations(
         encoder, complete, pruned, failed, finished_h[rows], finished_x[rows], values, pending, key,
         imputed=imputed, finished=(finished_h, finished_x), n_finished=n_finished,
+        directions=tuple(study.directions), fit_store=StudyFitStore(study),
     )
 
 
@@ -170,9 +165,3 @@ def _imputed_values(
     reports = reports if pruned_trials == "impute" else []
     return impute_from_reports(complete, reports, study.direction), failed_values
 
-
-def model_data(study: Study, observed: Observations) -> ModelData:
-    """The objective model's rows as the model cache keys them: trial numbers, codes, points and
-    the study's store of fits."""
-    numbers = np.array([t.number for t in (*observed.complete, *observed.imputed)], dtype=np.int64)
-    return ModelData(numbers, observed.h, observed.x, StudyFitStore(study))

@@ -23,7 +23,8 @@ import scipy.optimize
 from scipy.stats import qmc
 
 from optuna_vpbo import _core
-from optuna_vpbo._combinations import hamming_neighbours, unique_rows
+from optuna_vpbo._combinations import candidate_rows, hamming_neighbours, least_observed, unique_rows
+from optuna_vpbo._tree_encoder import TreeEncoder
 
 MAX_REFINE_ITERATIONS = 50
 # Encoded points closer than this in every coordinate are the same trial.
@@ -35,6 +36,8 @@ SCREEN_ABOVE = 512
 N_SCREEN_CANDIDATES = 64
 N_SCREENED = 128
 N_NEIGHBOUR_SEEDS = 4
+# How many of the best value proposals the diagnostics keep.
+N_RANKING = 5
 # SciPy's Sobol engine initialises shared tables on first use: one lock for every sampler, as
 # Optuna guards its own ``qmc.Sobol``.
 _SOBOL_LOCK = threading.Lock()
@@ -167,6 +170,33 @@ def proposal_values(
         values[members] = group_values
         best_x[members] = group_candidates[best_index]
     return values, best_x
+
+
+def value_proposals(
+    acquisition: _core.Acquisition,
+    encoder: TreeEncoder,
+    candidates: np.ndarray,
+    starts: RefinementStarts,
+    repeats: Repeats,
+    rng: np.random.Generator,
+    *,
+    max_enumerated: int,
+    least_observed_in: np.ndarray | None = None,
+) -> Proposal:
+    """The propose step of a trial (VPBO paper, Algorithm 1): value proposals over the candidate
+    rows (``_combinations.candidate_rows``: every combination up to ``max_enumerated`` of them,
+    else a sample plus the neighbours of the refinement starts; with ``least_observed_in``, the
+    observed rows, only the least observed of them), screened on a few candidates in a flat space,
+    none at a point of ``repeats``, the chosen row refined from ``starts``; the best
+    ``N_RANKING`` rows kept for the diagnostics."""
+    rows = candidate_rows(encoder, max_enumerated, rng, starts.observed_h)
+    if least_observed_in is not None:
+        rows = least_observed(rows, least_observed_in)
+    if encoder.tree.is_flat:
+        all_numeric = np.ones(encoder.n_numeric, dtype=bool)
+        rows = screen(acquisition, rows, encoder.snap(candidates[:N_SCREEN_CANDIDATES], all_numeric), encoder.n_choices)
+    masks = encoder.numeric_masks(rows)
+    return propose(acquisition, rows, masks, candidates, starts, snap=encoder.snap, n_ranking=N_RANKING, repeats=repeats)
 
 
 def propose(

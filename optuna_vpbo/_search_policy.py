@@ -31,6 +31,11 @@ import math
 from collections.abc import Callable
 
 import numpy as np
+from optuna.study import StudyDirection
+
+from optuna_vpbo._models import TrialModels
+from optuna_vpbo._observations import Observations
+from optuna_vpbo._proposals import Proposal, Repeats, blocked_points
 
 PROPOSALS, LEAST_OBSERVED, PERTURBED_INCUMBENT = MOVES = ("proposals", "least-observed", "perturbed-incumbent")
 # NOTE: a best trial this many complete trials old marks a stalled study: long enough for the
@@ -85,6 +90,37 @@ class Move:
     kind: str
     stall_age: int
     reason: str
+
+    def without_perturbation(self) -> Move:
+        """The move made instead when a perturbed incumbent could not be drawn (every perturbed
+        point was taken or failed): value proposals; any other move is itself."""
+        if self.kind != PERTURBED_INCUMBENT:
+            return self
+        return Move(PROPOSALS, self.stall_age, "every perturbed point was taken or failed: value proposals")
+
+
+def trial_move(
+    observed: Observations, models: TrialModels, best_row: int, trial_number: int, every_trial_proposes: bool
+) -> Move:
+    """The move of trial ``trial_number``, which read ``observed`` and fitted ``models``; the
+    incumbent is objective row ``best_row``. Under log EHVI, and in the paper's algorithm
+    (``every_trial_proposes``), every trial makes value proposals; else ``choose_move`` decides."""
+    if models.hypervolume:
+        return Move(PROPOSALS, 0, "log EHVI: every trial makes value proposals")
+    if every_trial_proposes:
+        return Move(PROPOSALS, 0, "the paper's algorithm: every trial makes value proposals")
+    n = len(observed.complete)
+    values = None
+    if len(observed.directions) == 1:
+        sign = -1.0 if observed.directions[0] == StudyDirection.MINIMIZE else 1.0
+        values = sign * np.asarray(observed.values[:n, 0], dtype=np.float64)
+    encoder = observed.encoder
+    numbers = np.array([t.number for t in observed.complete], dtype=np.int64)
+    record = StudyRecord(
+        models.objectives[0].targets[:n], models.feasible[:n], numbers, values, best_row, observed.h,
+        encoder.n_choices, encoder.n_numeric, conditional=not encoder.tree.is_flat,
+    )
+    return choose_move(record, trial_number)
 
 
 def choose_move(record: StudyRecord, trial_number: int) -> Move:
@@ -168,6 +204,22 @@ def replay(
                 anchor = position
             best = key
     return len(order) - 1 - anchor, unpaid
+
+
+def incumbent_perturbation(
+    observed: Observations, best_row: int, repeats: Repeats, rng: np.random.Generator
+) -> tuple[Proposal, str] | None:
+    """The incumbent (objective row ``best_row``) with one active numeric coordinate drawn, as a
+    proposal without a ranking (``perturbed_incumbent``), and the drawn parameter's name; None
+    when every draw is taken by a trial or a running trial, or repeats one of ``repeats``."""
+    row, x = observed.h[best_row], observed.x[best_row]
+    blocked = blocked_points(*observed.taken, repeats)
+    active = observed.encoder.numeric_masks(row.reshape(1, -1))[0]
+    point = perturbed_incumbent(x, active, observed.encoder.snap, rng, lambda p: bool(blocked(row, p.reshape(1, -1))[0]))
+    if point is None:
+        return None
+    drawn = observed.encoder.numeric_names[int(np.flatnonzero(point != x)[0])]
+    return Proposal(np.asarray(row, dtype=np.int32), point, math.nan, point, []), drawn
 
 
 def perturbed_incumbent(

@@ -16,10 +16,9 @@ import optuna
 import pytest
 
 from optuna_vpbo import VPBOSampler, _core, _fit, _optuna_compat
-from optuna_vpbo._fit import LONG_STUDY, GPHyperparameters, ModelCache, RefitSchedule
+from optuna_vpbo._fit import LONG_STUDY, GPHyperparameters, ModelCache, RefitSchedule, training_subset
 from optuna_vpbo._fit_store import StudyFitStore, attribute_name
 from optuna_vpbo._output_transforms import ConstraintStandardize, Standardize
-from optuna_vpbo._subsets import training_subset
 from test_native_numerics import numpy_posterior, random_data
 
 HYPERPARAMETERS = GPHyperparameters(np.array([0.3, 0.5]), 1.3, 1e-4, 0.4)
