@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 out="$(realpath -m "${1:-dist}")"
-# Issue 26's limit: 1 MB (the lab, a distribution of its own, is not in it).
+# The limit: 1 MB (the lab, a distribution of its own, is not in it).
 max_sdist_bytes=$((1024 * 1024))
 mkdir -p "$out"
 rm -f "$out"/optuna_vpbo-*.tar.gz

@@ -68,7 +68,7 @@ class TrialPipeline:
         settings = self._settings
         observed = observe(study, trial, search_space, settings.pruned_trials, settings.failed_trials)
         rng = np.random.default_rng([seed, trial.number])
-        if observed.n_finished < max(settings.n_random_startup_trials, 1) or not observed.complete:
+        if observed.n_finished < settings.n_random_startup_trials or not observed.complete:
             return Suggestion(random_design_point(observed, settings.complete_repeats, rng), None, {"phase": "random"})
         designing = observed.n_finished < settings.n_startup_trials
         limit = settings.max_enumerated_combinations

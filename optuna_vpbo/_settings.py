@@ -122,8 +122,9 @@ class VPBOSettings:
 
     @property
     def n_random_startup_trials(self) -> int:
-        """The random part of the initial design: its first half."""
-        return self.n_startup_trials // 2
+        """The random part of the initial design: its first half, at least one trial (a model
+        needs an observation)."""
+        return max(self.n_startup_trials // 2, 1)
 
     def __post_init__(self) -> None:
         for name, minimum in _MINIMA.items():

@@ -1,4 +1,4 @@
-"""Workers killed at the worst moments (issue 29): four worker processes optimise one study with
+"""Workers killed at the worst moments: four worker processes optimise one study with
 Optuna's heartbeat on (``heartbeat_interval``, ``grace_period``: each worker fails stale trials
 before its next trial, ``fail_stale_trials``), and a random one is killed with SIGKILL at a
 random point -- between a suggestion's chunks and its count (after one or two of its chunks), or

@@ -161,7 +161,7 @@ def test_slopes_of_extreme_values_are_finite_and_scale_with_the_values(
     transform: type[Standardize] | type[YeoJohnson], scale: float
 ) -> None:
     """Values near the float limit: slopes are computed as ``standardize`` scales (a power of
-    two), so the spread does not overflow into a zero slope (issue 28's predictions divide by it)."""
+    two), so the spread does not overflow into a zero slope (the predictions divide by it)."""
     rng = np.random.default_rng(2)
     base = rng.standard_normal(40) + 0.5
     direction = StudyDirection.MINIMIZE

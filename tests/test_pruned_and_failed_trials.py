@@ -1,4 +1,4 @@
-"""Every trial teaches (issue 20): pruned and failed trials in the model, no repeat of a pruned
+"""Every trial teaches: pruned and failed trials in the model, no repeat of a pruned
 or failed configuration, floats strictly inside their bounds."""
 
 from __future__ import annotations

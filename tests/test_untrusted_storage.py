@@ -1,5 +1,5 @@
 """What other workers, older versions or a damaged database leave in a study's storage never stops
-the study (issue 29): the sampler reads every attribute through one validating reader
+the study: the sampler reads every attribute through one validating reader
 (``optuna_vpbo._stored``) and ignores, with one warning naming the attribute, what fails.
 
 Each case below wrote one value into an attribute the sampler reads and then ran a trial as

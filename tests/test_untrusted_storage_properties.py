@@ -1,4 +1,4 @@
-"""Property-based tests of untrusted storage (issue 29): arbitrary values -- any JSON type, NaN
+"""Property-based tests of untrusted storage: arbitrary values -- any JSON type, NaN
 and infinities, huge and negative numbers, huge counts, truncated or missing chunks, stored fits
 of other layouts -- written into every attribute the sampler reads, on the in-memory and SQLite
 storages; then a trial runs as another worker's would. No exception may escape ``optimize``, no
