@@ -11,6 +11,66 @@ const Eigen::Index kMinGramCombinations = 64;
 const double kGramProductSpeedup = 8.0;
 // Candidates whose Gram matrices are copied into place together.
 const Eigen::Index kGramGroup = 8;
+// The Gram entries of a block are stored for a multiple of this many candidates (the padding
+// zero), so that a combination's sums run over whole vectors of candidates.
+const Eigen::Index kGramLanes = 8;
+
+// Where a block's sums for the combinations read (CombinationPosterior::gram_posterior): the
+// piece means and the Gram entries from the first candidate on, the piece means' slots apart
+// (block_size), the Gram entries' rows and columns apart (stride, column), and k.
+struct GramSumsInput {
+  const double* means;
+  const double* grams;
+  Eigen::Index block_size, stride, column, k;
+};
+
+// For P combinations (their slots by variable and sorted) at Lanes candidates from q on: the mean
+// (K_x's piece mean, then the variables' in their order) and the sums of the Gram entries on the
+// diagonal and below it (from zero, slot pairs in order), written to out[3 p], out[3 p + 1] and
+// out[3 p + 2] from q on. Each candidate's sums stay in registers and their terms are added in the
+// order of one pass per term over the candidates; two combinations at a time keep twice as many
+// additions in flight.
+template <int Lanes, int P>
+void gram_sums(const GramSumsInput& in, const int* const* by_variable, const int* const* sorted, Eigen::Index q, double* const* out) {
+  using Lane = Eigen::Array<double, Lanes, 1>;
+  using Terms = Eigen::Map<const Lane>;
+  Lane mean[P], diagonal[P], off_diagonal[P];
+  for (int p = 0; p < P; ++p) mean[p] = Terms(in.means + q);
+  for (Eigen::Index v = 0; v < in.k; ++v) {
+    for (int p = 0; p < P; ++p) mean[p] += Terms(in.means + q + by_variable[p][v] * in.block_size);
+  }
+  for (int p = 0; p < P; ++p) {
+    diagonal[p].setZero();
+    off_diagonal[p].setZero();
+  }
+  for (Eigen::Index b = 0; b <= in.k; ++b) {
+    const double* row[P];
+    for (int p = 0; p < P; ++p) {
+      row[p] = in.grams + q + sorted[p][b] * in.stride;
+      diagonal[p] += Terms(row[p] + sorted[p][b] * in.column);
+    }
+    for (Eigen::Index a = 0; a < b; ++a) {
+      for (int p = 0; p < P; ++p) off_diagonal[p] += Terms(row[p] + sorted[p][a] * in.column);
+    }
+  }
+  for (int p = 0; p < P; ++p) {
+    Eigen::Map<Lane>(out[3 * p] + q) = mean[p];
+    Eigen::Map<Lane>(out[3 * p + 1] + q) = diagonal[p];
+    Eigen::Map<Lane>(out[3 * p + 2] + q) = off_diagonal[p];
+  }
+}
+
+// gram_sums over `lanes` candidates (a multiple of kGramLanes), up to three vectors of them at a
+// time, then one candidate at a time to `count`.
+template <int P>
+void gram_sums(const GramSumsInput& in, const int* const* by_variable, const int* const* sorted, Eigen::Index lanes, Eigen::Index count,
+               double* const* out) {
+  Eigen::Index q = 0;
+  for (; q + 3 * kGramLanes <= lanes; q += 3 * kGramLanes) gram_sums<3 * kGramLanes, P>(in, by_variable, sorted, q, out);
+  if (lanes - q == 2 * kGramLanes) gram_sums<2 * kGramLanes, P>(in, by_variable, sorted, q, out);
+  if (lanes - q == kGramLanes) gram_sums<kGramLanes, P>(in, by_variable, sorted, q, out);
+  for (Eigen::Index j = lanes; j < count; ++j) gram_sums<1, P>(in, by_variable, sorted, j, out);
+}
 
 }  // namespace
 
@@ -26,7 +86,7 @@ CombinationPosterior::CombinationPosterior(const MixedGP& gp, const IntMatrix& c
   assign_slots(level_terms());
   prepare_column_products();
   gram_ = gram_pays(combinations.rows());
-  combination_slots_.resize(k_ + 1);
+  if (gram_) tabulate_slots(combinations);
 }
 
 // A solved pair's piece as a product where that costs fewer flops than the solve: the trailing
@@ -172,6 +232,7 @@ double CombinationPosterior::tile_bytes_per_candidate() const {
 void CombinationPosterior::set_block(const Matrix& block) {
   const Eigen::Index s = block.rows();
   block_size_ = s;
+  next_combination_ = -1;
   const Matrix k_x = gp_.kernel().matern(gp_.x(), block);  // n x s
   pieces_.resize(gp_.size(), s * n_slots());
   pieces_.leftCols(s) = k_x;
@@ -181,7 +242,9 @@ void CombinationPosterior::set_block(const Matrix& block) {
     // Column-wise product with the 0/1 mask: the rows of other levels become exact zeros.
     pieces_.middleCols((m + 1) * s, s) = (k_x.array().colwise() * solved_masks_[m].array()).matrix();
   }
-  piece_means_.resize(s * n_slots());
+  // A vector's padding after the last slot: the Gram mode's sums read whole vectors of candidates.
+  piece_means_.resize(s * n_slots() + kGramLanes);
+  piece_means_.tail(kGramLanes).setZero();
   piece_means_.head(s * n_solved_).noalias() = pieces_.leftCols(s * n_solved_).transpose() * gp_.alpha();
   solve_pieces(k_x, s);
   fold_weights(s);
@@ -234,7 +297,9 @@ void CombinationPosterior::fold_weights(Eigen::Index s) {
 // strided write per candidate and entry was a tenth of the shortlist's time.
 void CombinationPosterior::compute_grams(Eigen::Index s) {
   const Eigen::Index n = gp_.size(), m = n_slots();
-  grams_.resize(s, m * m);
+  gram_stride_ = (s + kGramLanes - 1) / kGramLanes * kGramLanes;
+  grams_.resize(gram_stride_, m * m);
+  if (gram_stride_ > s) grams_.bottomRows(gram_stride_ - s).setZero();
   gram_work_.resize(m, m * kGramGroup);
   for (Eigen::Index j0 = 0; j0 < s; j0 += kGramGroup) {
     const Eigen::Index group = std::min(kGramGroup, s - j0);
@@ -247,7 +312,7 @@ void CombinationPosterior::compute_grams(Eigen::Index s) {
     // Only the lower triangle is read; a group's candidates are adjacent in each entry's column.
     for (Eigen::Index t = 0; t < m; ++t) {
       for (Eigen::Index u = t; u < m; ++u) {
-        double* entry = grams_.data() + (u + t * m) * s + j0;
+        double* entry = grams_.data() + (u + t * m) * gram_stride_ + j0;
         const double* source = gram_work_.data() + u + t * m;
         for (Eigen::Index g = 0; g < group; ++g) entry[g] = source[g * m * m];
       }
@@ -255,35 +320,73 @@ void CombinationPosterior::compute_grams(Eigen::Index s) {
   }
 }
 
-// Combination c's slots in increasing order, so that slot pairs (a < b) sit in the lower triangle at (b, a).
-void CombinationPosterior::slots_of(const IntMatrix& combinations, Eigen::Index c) {
-  combination_slots_[0] = 0;
-  for (Eigen::Index v = 0; v < k_; ++v) combination_slots_[v + 1] = slot_[pair_of(combinations, c, v)];
-  std::sort(combination_slots_.begin(), combination_slots_.end());
+// Each combination's slots, once for every block: by variable (a row of variable_slots_) and in
+// increasing order (a row of sorted_slots_, so that slot pairs (a < b) sit in the lower triangle
+// at (b, a)).
+void CombinationPosterior::tabulate_slots(const IntMatrix& combinations) {
+  variable_slots_.resize(combinations.rows(), k_);
+  sorted_slots_.resize(combinations.rows(), k_ + 1);
+  for (Eigen::Index c = 0; c < combinations.rows(); ++c) {
+    int* slots = sorted_slots_.row(c).data();
+    slots[0] = 0;
+    for (Eigen::Index v = 0; v < k_; ++v) slots[v + 1] = variable_slots_(c, v) = slot_[pair_of(combinations, c, v)];
+    std::sort(slots, slots + k_ + 1);
+  }
 }
 
 void CombinationPosterior::posterior(const IntMatrix& combinations, Eigen::Index c, Eigen::Index first, Eigen::Index count,
                                      Vector& mean, Vector& variance) {
+  if (gram_) {
+    gram_posterior(c, first, count, mean, variance);
+    return;
+  }
   mean = piece_means_.segment(first, count);
   for (Eigen::Index v = 0; v < k_; ++v) mean += piece_means_.segment(slot_[pair_of(combinations, c, v)] * block_size_ + first, count);
   const double prior = gp_.kernel().variance();
-  if (gram_) {
-    // ||sum_S p_s||^2 = sum_S G[s,s] + 2 sum_{a<b} G[s_b, s_a] (lower triangle, slots sorted).
-    slots_of(combinations, c);
-    const Eigen::Index m = n_slots(), n_terms = k_ + 1;
-    diagonal_.setZero(count);
-    off_diagonal_.setZero(count);
-    for (Eigen::Index b = 0; b < n_terms; ++b) {
-      const Eigen::Index row = combination_slots_[b];
-      diagonal_ += grams_.col(row + row * m).segment(first, count);
-      for (Eigen::Index a = 0; a < b; ++a) off_diagonal_ += grams_.col(row + combination_slots_[a] * m).segment(first, count);
-    }
-    variance = (prior - (diagonal_ + 2.0 * off_diagonal_).array()).max(gp_.variance_floor()).matrix();
-    return;
-  }
   work_ = pieces_.middleCols(first, count);
   for (Eigen::Index v = 0; v < k_; ++v) work_ += pieces_.middleCols(slot_[pair_of(combinations, c, v)] * block_size_ + first, count);
   variance = (prior - work_.colwise().squaredNorm().transpose().array()).max(gp_.variance_floor()).matrix();
+}
+
+// The same sums as the passes would make, term by term in the same order: the mean from K_x's
+// slot over the variables' slots, and ||sum_S p_s||^2 = sum_S G[s,s] + 2 sum_{a<b} G[s_b, s_a]
+// (lower triangle, slots sorted); entry (u, t) of a candidate's Gram matrix is element u + t m of
+// its column in grams_. Combinations c and c + 1 are summed together and c + 1's posterior kept
+// for the next call (the sweep visits the combinations in order).
+void CombinationPosterior::gram_posterior(Eigen::Index c, Eigen::Index first, Eigen::Index count, Vector& mean, Vector& variance) {
+  if (next_combination_ == c && next_first_ == first && next_count_ == count) {
+    mean = next_mean_;
+    variance = next_variance_;
+    return;
+  }
+  const bool pair = c + 1 < sorted_slots_.rows();
+  // Whole vectors of candidates from `first` on while they lie in the block's stored entries
+  // (padded; piece_means_ has a vector's padding too), the rest one candidate at a time.
+  const Eigen::Index stride = gram_stride_;
+  const Eigen::Index lanes = std::min((count + kGramLanes - 1) / kGramLanes * kGramLanes, (stride - first) / kGramLanes * kGramLanes);
+  const Eigen::Index width = std::max(lanes, count);
+  if (sums_.rows() < width) sums_.resize(width, 6);
+  double* const out[6] = {sums_.col(0).data(), sums_.col(1).data(), sums_.col(2).data(),
+                          sums_.col(3).data(), sums_.col(4).data(), sums_.col(5).data()};
+  const GramSumsInput in{piece_means_.data() + first, grams_.data() + first, block_size_, stride, n_slots() * stride, k_};
+  const int* const by_variable[2] = {variable_slots_.row(c).data(), variable_slots_.row(pair ? c + 1 : c).data()};
+  const int* const sorted[2] = {sorted_slots_.row(c).data(), sorted_slots_.row(pair ? c + 1 : c).data()};
+  if (pair) {
+    gram_sums<2>(in, by_variable, sorted, lanes, count, out);
+  } else {
+    gram_sums<1>(in, by_variable, sorted, lanes, count, out);
+  }
+  const double prior = gp_.kernel().variance(), floor = gp_.variance_floor();
+  mean = sums_.col(0).head(count);
+  variance = (prior - (sums_.col(1).head(count) + 2.0 * sums_.col(2).head(count)).array()).max(floor).matrix();
+  next_combination_ = -1;
+  if (pair) {
+    next_mean_ = sums_.col(3).head(count);
+    next_variance_ = (prior - (sums_.col(4).head(count) + 2.0 * sums_.col(5).head(count)).array()).max(floor).matrix();
+    next_combination_ = c + 1;
+    next_first_ = first;
+    next_count_ = count;
+  }
 }
 
 }  // namespace vpbo

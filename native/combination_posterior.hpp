@@ -44,8 +44,8 @@ class CombinationPosterior {
   // Solve the pieces of a candidate block (s x d points).
   void set_block(const Matrix& block);
 
-  // Posterior mean and latent variance of combination c (a row of codes) at `count` candidates
-  // of the current block from `first` on.
+  // Posterior mean and latent variance of combination c (a row of codes; `combinations` are the
+  // constructor's) at `count` candidates of the current block from `first` on.
   void posterior(const IntMatrix& combinations, Eigen::Index c, Eigen::Index first, Eigen::Index count, Vector& mean,
                  Vector& variance);
 
@@ -66,7 +66,8 @@ class CombinationPosterior {
   void fold_weights(Eigen::Index s);
   bool gram_pays(Eigen::Index n_combinations) const;
   void compute_grams(Eigen::Index s);
-  void slots_of(const IntMatrix& combinations, Eigen::Index c);
+  void tabulate_slots(const IntMatrix& combinations);
+  void gram_posterior(Eigen::Index c, Eigen::Index first, Eigen::Index count, Vector& mean, Vector& variance);
   int pair_of(const IntMatrix& combinations, Eigen::Index c, Eigen::Index v) const;
   Eigen::Index n_slots() const { return n_solved_ + static_cast<Eigen::Index>(derivations_.size()); }
 
@@ -99,12 +100,18 @@ class CombinationPosterior {
   Vector piece_means_;
   Matrix work_;
   // Gram mode: per candidate of the block a slots x slots lower triangle, side by side (the upper
-  // triangle is never written), a group of candidates' Gram matrices in the making, and the
-  // sorted slots of the combination at hand.
+  // triangle is never written; gram_stride_ rows, the block's candidates padded with zeros), a
+  // group of candidates' Gram matrices in the making, each combination's slots by variable and
+  // sorted (a row each), the sums of the combinations at hand (mean, diagonal and off-diagonal
+  // of two combinations, a column each), and the next combination's posterior (-1: none) at the
+  // candidates from next_first_ on.
   bool gram_ = false;
   Matrix grams_, gram_work_;
-  Vector diagonal_, off_diagonal_;
-  std::vector<Eigen::Index> combination_slots_;
+  Eigen::Index gram_stride_ = 0;
+  IntMatrix variable_slots_, sorted_slots_;
+  Matrix sums_;
+  Eigen::Index next_combination_ = -1, next_first_ = 0, next_count_ = 0;
+  Vector next_mean_, next_variance_;
 };
 
 }  // namespace vpbo

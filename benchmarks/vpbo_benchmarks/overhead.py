@@ -123,6 +123,7 @@ CASES: dict[str, tuple[Callable[[BaseTrial], float], Direction, list[int]]] = {
     "func3c": (single_objective(get_problem("func3c")), "minimize", [3, 5, 4]),
     "nas_like_space": (nas_like_space_objective, "minimize", [3] * 5),
     "ackley5c": (single_objective(get_problem("ackley5c")), "minimize", [17] * 5),
+    "ackley53": (single_objective(get_problem("ackley53")), "minimize", [2] * 50),
 }
 CASE_LABELS = {
     "func2c": "Func2C",
@@ -132,6 +133,7 @@ CASE_LABELS = {
     "func3c": "Func3C",
     "nas_like_space": "NAS-like (22 numeric)",
     "ackley5c": "Ackley-5C",
+    "ackley53": "Ackley-53 (50 binary, 3 floats)",
 }
 SAMPLER_LABELS = {"vpbo": "VPBOSampler", "gp": "GPSampler", "tpe": "TPESampler"}
 
