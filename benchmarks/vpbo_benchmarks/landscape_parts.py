@@ -78,7 +78,7 @@ def best_per_level(
 def levels_over_a_plane(
     name: str, family: str, keys: tuple[str, str], sizes: tuple[int, int],
     bounds: tuple[tuple[float, float], tuple[float, float]], value: Callable[[Params], Any],
-    offset: Callable[[int, int], float], argmin: Callable[[int, int], Sequence[float]], **stated: Any,
+    offset: Callable[[int, int], float], argmin: Callable[[int, int], np.ndarray], **stated: Any,
 ) -> StatedProblem:
     """A problem of two categoricals (``keys``, levels 0 .. size - 1) that move and reshape a
     landscape over two floats x1, x2 (``bounds``): ``value`` is at least ``offset(level, level)``,
