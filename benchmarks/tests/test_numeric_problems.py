@@ -1,4 +1,4 @@
-"""The numeric group of issue 27 (numeric_problems.py, numeric_tasks.py): Hartmann6's stated
+"""The numeric group (numeric_problems.py, numeric_tasks.py): Hartmann6's stated
 minimum against an independent search, deterministic scikit-learn objectives, the kNN space."""
 
 from __future__ import annotations

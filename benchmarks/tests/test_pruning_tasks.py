@@ -1,9 +1,8 @@
-"""Tests of the learning-curve issue's task sets (benchmarks/vpbo_benchmarks/pruning_tasks.py,
-with pruning_models.py and learning_curves.py; docs/trial-states.md "The fresh pruning set
-(issue 28)").
+"""Tests of the learning-curve task sets (benchmarks/vpbo_benchmarks/pruning_tasks.py,
+with pruning_models.py and learning_curves.py; docs/trial-states.md "The fresh pruning set").
 
 Only RandomSampler and enqueued configurations here: no sampler study runs on the fresh set
-before issue 28's model is frozen. The misleading tasks' stated rank correlations are measured
+before its model is frozen. The misleading tasks' stated rank correlations are measured
 on their fixed random sample; the synthetic optima are checked against an independent search
 (multi-start L-BFGS-B per combination of categoricals and integers); the multi-fidelity Hartmann
 is checked against values computed with mf-prior-bench itself.

@@ -11,11 +11,9 @@ from pathlib import Path
 import pytest
 
 from vpbo_benchmarks import (
-    adapt_held_out,
     chemistry_problems,
     combinatorial,
-    final_held_out,
-    fresh_problems,
+    held_out_sets,
     lazy,
     ml_problems,
     numeric_problems,
@@ -31,9 +29,8 @@ HEAVY_TOP_LEVEL = ("sklearn", "xgboost", "mlxtend", "smac", "ConfigSpace", "dask
 
 def test_every_family_registers_its_problems_once() -> None:
     families = [
-        synthetic_problems.PROBLEMS, chemistry_problems.PROBLEMS, ml_problems.PROBLEMS, suite.PROBLEMS, fresh_problems.PROBLEMS,
-        adapt_held_out.PROBLEMS, final_held_out.PROBLEMS, numeric_problems.PROBLEMS, combinatorial.PROBLEMS,
-        short_studies.PROBLEMS,
+        synthetic_problems.PROBLEMS, chemistry_problems.PROBLEMS, ml_problems.PROBLEMS, suite.PROBLEMS, held_out_sets.PROBLEMS,
+        numeric_problems.PROBLEMS, combinatorial.PROBLEMS, short_studies.PROBLEMS,
     ]
     names = [name for family in families for name in family]
     assert len(names) == len(set(names))
@@ -45,14 +42,13 @@ def test_every_family_registers_its_problems_once() -> None:
 
 def test_the_groups_and_specifications_cover_the_suite_and_the_held_out_sets() -> None:
     assert registry.expand_groups(["tuning", "func2c"]) == [*suite.TUNING, "func2c"]
-    assert registry.GROUPS["fresh_held_out"] == fresh_problems.FRESH_HELD_OUT
-    assert registry.GROUPS["adapt_held_out"] == adapt_held_out.ADAPT_HELD_OUT and len(adapt_held_out.ADAPT_HELD_OUT) == 8
-    assert registry.GROUPS["final_held_out"] == final_held_out.FINAL_HELD_OUT and len(final_held_out.FINAL_HELD_OUT) == 8
+    for problem_set in held_out_sets.HELD_OUT_SETS:  # registered as the other problem sets are
+        assert registry.PROBLEM_SETS[problem_set.name] == problem_set and len(problem_set.problems) == 8
+        assert registry.GROUPS[problem_set.name] == problem_set.problems
+    assert [s.name for s in held_out_sets.HELD_OUT_SETS] == ["fresh_held_out", "adapt_held_out", "final_held_out"]
     assert registry.expand_groups(["numeric"]) == ["hartmann6", *numeric_problems.SKLEARN_TASK_NAMES]
-    assert set(registry.SPECS) == (
-        set(suite.SUITE_SPECS) | set(fresh_problems.FRESH_SPECS) | set(adapt_held_out.ADAPT_SPECS)
-        | set(final_held_out.FINAL_SPECS)
-    )
+    assert set(registry.SPECS) == set(suite.SUITE_SPECS) | set(held_out_sets.SPECS)
+    assert set(held_out_sets.SPECS) == {name for s in held_out_sets.HELD_OUT_SETS for name in s.problems}
     assert all(name in registry.PROBLEMS for group in registry.GROUPS.values() for name in group)
 
 

@@ -1,5 +1,5 @@
-"""The lab's VPBO names: every one but ``vpbo`` is built from complete, explicit settings (issue 27's
-protocol), and a variant can be spelt ``vpbo:key=value+...`` on the command line."""
+"""The lab's VPBO names: every one but ``vpbo`` is built from complete, explicit settings (the adaptation
+work's protocol), and a variant can be spelt ``vpbo:key=value+...`` on the command line."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests of the trial-states suite (issue 20): the split, the repeat rule, and that every task
+"""Tests of the trial-states suite: the split, the repeat rule, and that every task
 runs and ends its trials in the states it is built to produce."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def _states_of(problem_name: str, params_list: list[dict[str, Any]]) -> list[opt
 
 def test_split_is_the_written_rule() -> None:
     assert set(trial_states.TUNING).isdisjoint(trial_states.HELD_OUT)
-    # Every problem is in one group: a half of issue 20's suite or a set of issue 28.
+    # Every problem is in one group: a half of the suite or one of the later sets.
     groups = [trial_states.TUNING, trial_states.HELD_OUT, trial_states.MISLEADING, trial_states.FRESH_PRUNING]
     assert sorted(p for group in groups for p in group) == sorted(trial_states.PROBLEMS)
     assert trial_states.TUNING == (

@@ -41,7 +41,7 @@ from vpbo_benchmarks.samplers import SAMPLER_FACTORIES
 
 DEFAULT_OUT = Path("benchmarks/results")
 DEFAULT_OVERHEAD_OUT = Path("benchmarks/results-overhead")
-DEFAULT_LEDGER = Path("docs/ledger.md")
+LEDGER_NAME = "ledger.md"  # docs/ledger.md: `report --kind ledger --out docs`
 # The extra of benchmarks/pyproject.toml that brings each optional top-level module the commands
 # import: the heavy peers only (every other module is a dependency of the lab).
 EXTRA_OF_MODULE = dict.fromkeys(["cmaes", "ax", "botorch", "gpytorch", "torch"], "peers")
@@ -388,8 +388,7 @@ def add_suite_report(commands: Subcommands) -> dict[str, Handler]:
     )
     parser.add_argument("--samplers", type=names, required=True)
     parser.add_argument("--out", type=Path, required=True, help="folder of the per-run JSON files")
-    default_folder = suite_report.DEFAULT_REPORT.parent
-    parser.add_argument("--report", type=Path, default=None, help=f"Markdown file (default {default_folder}/SUITE-<half>.md)")
+    parser.add_argument("--report", type=Path, default=None, help="Markdown file (default <out>/SUITE-<half>.md)")
     parser.add_argument("--checkpoints", type=integers, default=list(suite_report.SUITE_CHECKPOINTS))
     parser.add_argument("--reference", default=suite_report.DEFAULT_REFERENCE)
     parser.add_argument("--stuck-trials", type=int, default=suite_report.STUCK_TRIALS)
@@ -400,7 +399,7 @@ def add_suite_report(commands: Subcommands) -> dict[str, Handler]:
 def write_suite_report(args: argparse.Namespace) -> None:
     """The report of one half (or of --problems), written and printed."""
     label = "selected-problems" if args.problems else args.half
-    path = args.report or suite_report.DEFAULT_REPORT.parent / f"SUITE-{label}.md"
+    path = args.report or args.out / f"SUITE-{label}.md"
     collected = suite_report.collect_suite(args.out, args.problems or GROUPS[args.half], args.samplers, args.seeds)
     command = typed_command("report")
     print(suite_report.write_suite_report(path, collected, label, args.checkpoints, args.reference, args.stuck_trials, command))
@@ -445,7 +444,10 @@ def add_ledger(commands: Subcommands) -> dict[str, Handler]:
         "ledger", help="per problem of every problem set, the envelope and the stuck seeds in one report (--report)"
     )
     parser.add_argument("--root", type=Path, default=Path("."), help="the repository root (the stored runs' folders)")
-    parser.add_argument("--report", type=Path, default=DEFAULT_LEDGER, help=f"Markdown file (default {DEFAULT_LEDGER})")
+    parser.add_argument(
+        "--out", type=Path, required=True, help=f"folder of the report, {LEDGER_NAME} (docs: the published ledger)"
+    )
+    parser.add_argument("--report", type=Path, default=None, help=f"Markdown file (default <out>/{LEDGER_NAME})")
     parser.add_argument("--copies", type=int, default=envelope_report.N_COPIES, help="bootstrap resamples of the copy")
     return {"ledger": write_ledger}
 
@@ -453,8 +455,8 @@ def add_ledger(commands: Subcommands) -> dict[str, Handler]:
 def write_ledger(args: argparse.Namespace) -> None:
     """The ledger, written; its summary printed."""
     result = ledger_report.ledger(args.root, n_copies=args.copies)
-    command = typed_command("report") or "vpbo-benchmark report --kind ledger"
-    ledger_report.write_ledger(args.report, result, command)
+    command = typed_command("report") or "vpbo-benchmark report --kind ledger --out docs"
+    ledger_report.write_ledger(args.report or args.out / LEDGER_NAME, result, command)
     print("\n".join(ledger_report.overall_lines(result)))
 
 

@@ -1,6 +1,6 @@
 """The field's combinatorial tasks: spaces far beyond enumeration, as MCBO defines them
 (Dreczkowski et al., NeurIPS 2023; huawei-noah/HEBO, folder MCBO, ``mcbo/tasks``), and the problem
-set ``combinatorial`` that holds them (:data:`COMBINATORIAL`, a :class:`ProblemSet`: its problems,
+set ``combinatorial`` that holds them (:data:`COMBINATORIAL`, a :class:`~.specs.ProblemSet`: its problems,
 the rule that chose them and the date it was frozen).
 
 - ``pest_control``: MCBO's Pest Control (``tasks/synthetic/pest.py``, from COMBO), 25 stages each
@@ -29,26 +29,14 @@ regression data set, antibody design, RNA folding, EDA flows) and is not in the 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 from optuna.trial import BaseTrial
 
 from vpbo_benchmarks.problem import MINIMIZE, Problem, suggest_categoricals
+from vpbo_benchmarks.specs import ProblemSet
 from vpbo_benchmarks.synthetic_problems import ackley
-
-
-@dataclasses.dataclass(frozen=True)
-class ProblemSet:
-    """A named list of registered problems, the rule that chose them and the date (ISO 8601) the
-    list was frozen: a set is run and reported as it was frozen, a changed list is a new set."""
-
-    name: str
-    problems: tuple[str, ...]
-    rule: str
-    frozen: str
-
 
 # --------------------------------------------------------------------------------------------
 # Pest Control (MCBO's tasks/synthetic/pest.py)

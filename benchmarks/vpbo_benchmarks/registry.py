@@ -3,17 +3,16 @@
 - the paper's problems (:mod:`.synthetic_problems`, :mod:`.chemistry_problems`, and the
   machine-learning problems of :mod:`.ml_problems`, named here and imported when one is built:
   :mod:`.lazy`);
-- the broad suite (:mod:`.suite`), the fresh held-out set
-  (:mod:`.fresh_problems`) and the adapt and final held-out sets
-  (:mod:`.adapt_held_out`, :mod:`.final_held_out`), with their specifications (:data:`SPECS`)
-  and groups (:data:`GROUPS`: ``tuning``, ``held_out``, ``all``, ``fresh_held_out``,
-  ``adapt_held_out``, ``final_held_out``);
+- the broad suite (:mod:`.suite`), groups ``tuning``, ``held_out`` and ``all``, and the problems
+  with stated optima of :mod:`.held_out_sets`, with their specifications (:data:`SPECS`);
 - the numeric and int tasks (:mod:`.numeric_problems`: Hartmann6, and scikit-learn
   tasks with Bayesmark's ranges, imported when one is built), group ``numeric``;
 - the field's combinatorial tasks (:mod:`.combinatorial`: MCBO's Pest Control and Ackley 20 x 11;
   its Ackley-53 is ``ackley53``), the problem set ``combinatorial``. A problem set
-  (:data:`PROBLEM_SETS`, a :class:`~.combinatorial.ProblemSet`) is a group with the rule that chose
+  (:data:`PROBLEM_SETS`, a :class:`~.specs.ProblemSet`) is a group with the rule that chose
   it and the date it was frozen;
+- the held-out sets (:mod:`.held_out_sets`), the problem sets ``fresh_held_out``,
+  ``adapt_held_out`` and ``final_held_out``;
 - the short-study set (:mod:`.short_studies`: eight mixed problems judged at trials 10-25), the
   problem set ``short_studies``.
 
@@ -26,20 +25,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from vpbo_benchmarks import (
-    adapt_held_out,
     chemistry_problems,
     combinatorial,
-    final_held_out,
-    fresh_problems,
+    held_out_sets,
     numeric_problems,
     short_studies,
     suite,
     synthetic_problems,
 )
-from vpbo_benchmarks.combinatorial import ProblemSet
 from vpbo_benchmarks.lazy import deferred
 from vpbo_benchmarks.problem import Problem
-from vpbo_benchmarks.specs import SuiteSpec
+from vpbo_benchmarks.specs import ProblemSet, SuiteSpec
 
 ProblemFactory = Callable[[], Problem]
 
@@ -62,22 +58,17 @@ def register(*families: Mapping[str, ProblemFactory]) -> dict[str, ProblemFactor
 
 
 PROBLEMS: Mapping[str, ProblemFactory] = register(
-    synthetic_problems.PROBLEMS, chemistry_problems.PROBLEMS, ML_PROBLEMS, suite.PROBLEMS, fresh_problems.PROBLEMS,
-    adapt_held_out.PROBLEMS, final_held_out.PROBLEMS, numeric_problems.PROBLEMS, combinatorial.PROBLEMS,
-    short_studies.PROBLEMS,
+    synthetic_problems.PROBLEMS, chemistry_problems.PROBLEMS, ML_PROBLEMS, suite.PROBLEMS, held_out_sets.PROBLEMS,
+    numeric_problems.PROBLEMS, combinatorial.PROBLEMS, short_studies.PROBLEMS,
 )
 PROBLEM_NAMES: tuple[str, ...] = tuple(PROBLEMS)
-SPECS: Mapping[str, SuiteSpec] = {
-    **suite.SUITE_SPECS, **fresh_problems.FRESH_SPECS, **adapt_held_out.ADAPT_SPECS, **final_held_out.FINAL_SPECS,
-}
+SPECS: Mapping[str, SuiteSpec] = {**suite.SUITE_SPECS, **held_out_sets.SPECS}
 PROBLEM_SETS: Mapping[str, ProblemSet] = {
-    problem_set.name: problem_set for problem_set in (combinatorial.COMBINATORIAL, short_studies.SHORT_STUDIES)
+    problem_set.name: problem_set
+    for problem_set in (*held_out_sets.HELD_OUT_SETS, combinatorial.COMBINATORIAL, short_studies.SHORT_STUDIES)
 }
 GROUPS: Mapping[str, tuple[str, ...]] = {
     **suite.HALVES,
-    "fresh_held_out": fresh_problems.FRESH_HELD_OUT,
-    "adapt_held_out": adapt_held_out.ADAPT_HELD_OUT,
-    "final_held_out": final_held_out.FINAL_HELD_OUT,
     "numeric": numeric_problems.NUMERIC,
     **{name: problem_set.problems for name, problem_set in PROBLEM_SETS.items()},
 }

@@ -34,8 +34,8 @@ from typing import Any
 import numpy as np
 from optuna.trial import BaseTrial
 
-from vpbo_benchmarks.combinatorial import ProblemSet
 from vpbo_benchmarks.problem import MINIMIZE, Problem, observe
+from vpbo_benchmarks.specs import ProblemSet
 
 Params = dict[str, Any]
 

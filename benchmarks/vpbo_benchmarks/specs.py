@@ -1,7 +1,7 @@
-"""The specifications of the broad suite's problems and of the fresh, adapt
-and final held-out sets: what the suite's measurements need beyond a
-:class:`~.problem.Problem` (the combinations, their bests, the optimum's point), and the Problem
-each specification gives.
+"""The specifications of the broad suite's problems and of the problems with stated optima (the
+held-out sets' problems): what the suite's measurements need beyond a :class:`~.problem.Problem`
+(the combinations, their bests, the optimum's point), the Problem each specification gives, and
+:class:`ProblemSet`, a named list of registered problems with the rule that chose it.
 """
 
 from __future__ import annotations
@@ -52,16 +52,29 @@ class SuiteSpec:
         return len(self.combinations()) if self.combinations is not None else 0
 
 
+@dataclasses.dataclass(frozen=True)
+class ProblemSet:
+    """A named list of registered problems, the rule that chose them and the date (ISO 8601) the
+    list was frozen: a set is run and reported as it was frozen, a changed list is a new set."""
+
+    name: str
+    problems: tuple[str, ...]
+    rule: str
+    frozen: str
+
+
 def combination_of(params: Mapping[str, Any], keys: Sequence[str]) -> tuple[tuple[str, Any], ...]:
     """The (key, value) pairs of ``keys`` present in ``params``: a trial's combination."""
     return tuple((k, params[k]) for k in keys if k in params)
 
 
 @dataclasses.dataclass(frozen=True)
-class FreshProblem:
-    """A fresh problem: ``suggest`` asks the trial for its parameters and returns them,
-    ``value`` is the noiseless objective, ``noise_sd`` the observation noise at a point (None:
-    noiseless); the rest as in :class:`SuiteSpec`."""
+class StatedProblem:
+    """A problem whose every combination's best is stated: ``suggest`` asks the trial for its
+    parameters (define-by-run) and returns them, ``value`` is the noiseless objective (vectorised
+    over the numeric parameters: arrays broadcast, the categorical and branch-deciding ones are
+    scalars), ``noise_sd`` the observation noise's sd at a point (None: noiseless) and ``noise``
+    its law, ``noise(trial, sd)`` (None: Gaussian); the rest as in :class:`SuiteSpec`."""
 
     name: str
     family: str
@@ -77,6 +90,7 @@ class FreshProblem:
     conditional: bool = False
     noise_sd: Callable[[Params], float] | None = None
     max_noise_sd: float = 0.0
+    noise: Callable[[BaseTrial, float], float] | None = None
 
 
 def product_combinations(keys: Sequence[str], levels: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
@@ -93,33 +107,29 @@ def spec_problem(spec: SuiteSpec, group: str) -> Problem:
     )
 
 
-def fresh_objective(
-    problem: FreshProblem, noise: Callable[[BaseTrial, float], float] | None = None
-) -> Callable[[BaseTrial], float]:
+def stated_objective(problem: StatedProblem) -> Callable[[BaseTrial], float]:
     """The Optuna objective: the noiseless value, plus the problem's noise where it has some
     (the noiseless value then goes to the user attribute ``problem.NOISELESS_ATTR``): Gaussian
-    (:func:`~.problem.observe`), or ``noise(trial, sd)`` (a held-out set's own law)."""
+    (:func:`~.problem.observe`), or the problem's own law ``problem.noise(trial, sd)``."""
 
     def objective(trial: BaseTrial) -> float:
         params = problem.suggest(trial)
         value = float(problem.value(params))
         if problem.noise_sd is None:
             return value
-        if noise is None:
+        if problem.noise is None:
             return observe(trial, value, problem.noise_sd(params))
         trial.set_user_attr(NOISELESS_ATTR, value)
-        return value + noise(trial, float(problem.noise_sd(params)))
+        return value + problem.noise(trial, float(problem.noise_sd(params)))
 
     return objective
 
 
-def fresh_spec(
-    problem: FreshProblem, make_objective: Callable[[FreshProblem], Callable[[BaseTrial], float]] = fresh_objective,
-) -> SuiteSpec:
-    """The :class:`SuiteSpec` of a fresh problem; ``make_objective(problem)`` builds its Optuna
-    objective (:func:`fresh_objective`: Gaussian noise where the problem has some)."""
+def stated_spec(problem: StatedProblem) -> SuiteSpec:
+    """The :class:`SuiteSpec` of a problem with stated optima; its Optuna objective is
+    :func:`stated_objective`'s."""
     return SuiteSpec(
-        problem.name, problem.family, functools.partial(make_objective, problem), problem.combination_keys,
+        problem.name, problem.family, functools.partial(stated_objective, problem), problem.combination_keys,
         optimum_method=problem.optimum_method, description=problem.description, conditional=problem.conditional,
         noise_sd=problem.max_noise_sd, combinations=problem.combinations, combination_best=problem.combination_best,
         best_point=problem.best_point,

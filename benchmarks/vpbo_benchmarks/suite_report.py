@@ -50,7 +50,6 @@ SUITE_CHECKPOINTS = (25, 50, 100, 200)
 TAIL_QUANTILE = 0.9
 STUCK_TRIALS = 50
 WRONG_FRACTION = 0.01  # a combination is wrong beyond 1 % of the range of the combination bests
-DEFAULT_REPORT = Path("benchmarks/results-suite/SUITE.md")
 DEFAULT_REFERENCE = "vpbo"
 
 Record = dict[str, Any]
@@ -324,8 +323,8 @@ def comparison_rows(entry: SuiteRuns, checkpoints: Sequence[int], reference: str
     return rows
 
 
-# The peers of the issue-13 targets: the reference's mean against the best of these, its
-# 90th-percentile seed against the first one's.
+# The peers of the targets (the reference level with or ahead of the better peer): the reference's
+# mean against the best of these, its 90th-percentile seed against the first one's.
 TARGET_PEERS = ("gp", "tpe-auto")
 
 
@@ -452,7 +451,7 @@ def _target_section(collected: Sequence[SuiteRuns], checkpoints: Sequence[int], 
         return []
     return [
         "",
-        f"## {reference} against the best of {' and '.join(TARGET_PEERS)} (issue 13's targets)",
+        f"## {reference} against the best of {' and '.join(TARGET_PEERS)} (the targets against the peers)",
         "",
         f"Mean: ahead, level (the means within one standard error of either) or behind the better peer's mean; "
         f"90th-percentile seed against {TARGET_PEERS[0]}'s.",

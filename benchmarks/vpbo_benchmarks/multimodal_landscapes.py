@@ -1,44 +1,29 @@
-"""The adapt held-out set, its multimodal problems: ``peak_field`` (Gallagher's
-Gaussian peaks), ``michalewicz_gates`` (Michalewicz's valleys), ``compact_foxholes`` (Wendland
-holes; floats and ints only) and ``bit_branches`` (an int decides the branch; Drop-Wave's rings).
-The set, its rule and its rule of use: :mod:`.adapt_held_out`.
+"""Multimodal landscapes, a few basins each whose depths and places the categoricals or ints set:
+``peak_field`` (Gallagher's Gaussian peaks), ``michalewicz_gates`` (Michalewicz's valleys), and
+over floats and ints only ``compact_foxholes`` (Wendland holes) and ``qing_powers`` (Qing's
+symmetric minima). Rugged ones, with minima on every scale: :mod:`.rugged_landscapes`. The sets
+that hold them: :mod:`.held_out_sets`.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from optuna.trial import BaseTrial
 from scipy.optimize import minimize_scalar
 
-from vpbo_benchmarks.specs import FreshProblem, Params, product_combinations
-
-
-def _stack(p: Params, names: Sequence[str]) -> np.ndarray:
-    """The named numeric parameters broadcast together and stacked on a last axis."""
-    return np.stack(np.broadcast_arrays(*(np.asarray(p[n], dtype=float) for n in names)), axis=-1)
-
-
-def _suggest_floats(trial: BaseTrial, names: Sequence[str], low: float, high: float, log: bool = False) -> dict[str, Any]:
-    return {n: trial.suggest_float(n, low, high, log=log) for n in names}
-
-
-def _random_rotation(rng: np.random.Generator) -> np.ndarray:
-    """An orthogonal 4 x 4 matrix: the Q of a Gaussian matrix's QR decomposition."""
-    return np.linalg.qr(rng.standard_normal((4, 4)))[0]
-
-
-def _offsets(rng: np.random.Generator, highs: Sequence[float], shape: Sequence[int], interaction: float) -> np.ndarray:
-    """Additive per-level offsets U(0, high) for each categorical plus an interaction table U(0, interaction)."""
-    total = rng.uniform(0.0, interaction, tuple(shape))
-    for axis, (high, n) in enumerate(zip(highs, shape)):
-        total = total + np.expand_dims(rng.uniform(0.0, high, n), [a for a in range(len(shape)) if a != axis])
-    return total
-
+from vpbo_benchmarks.landscape_parts import (
+    GRID_POINTS,
+    additive_offsets,
+    random_rotation,
+    stack_numeric,
+    suggest_floats,
+    suggest_levels,
+)
+from vpbo_benchmarks.specs import Params, StatedProblem, product_combinations
 
 # --------------------------------------------------------------------------------------------
 # peak_field: Gallagher's Gaussian peaks; layout picks the peaks, focus the tallest, lens the floats that matter
@@ -58,11 +43,11 @@ def peak_field_tables() -> dict[str, np.ndarray]:
     shape = (PF_LAYOUTS, PF_N_PEAKS)
     return {
         "position": rng.uniform(0.12, 0.88, (*shape, 4)),
-        "rotation": np.array([[_random_rotation(rng) for _ in range(PF_N_PEAKS)] for _ in range(PF_LAYOUTS)]),
+        "rotation": np.array([[random_rotation(rng) for _ in range(PF_N_PEAKS)] for _ in range(PF_LAYOUTS)]),
         "sd": rng.uniform(*PF_SD_BOUNDS, (*shape, 4)),
         "height": rng.uniform(*PF_HEIGHT_BOUNDS, shape),
         "tallest": np.array([rng.permutation(PF_N_PEAKS)[:PF_FOCI] for _ in range(PF_LAYOUTS)]),
-        "offset": _offsets(rng, (0.3, 0.2, 0.15), (PF_LAYOUTS, PF_FOCI, len(PF_LENS_MASKS)), 0.08),
+        "offset": additive_offsets(rng, (0.3, 0.2, 0.15), (PF_LAYOUTS, PF_FOCI, len(PF_LENS_MASKS)), 0.08),
     }
 
 
@@ -70,7 +55,7 @@ def peak_field_value(p: Params) -> Any:
     t = peak_field_tables()
     layout, lens = p["layout"], p["lens"]
     tallest = t["tallest"][layout, p["focus"]]
-    x = _stack(p, PF_FLOATS)
+    x = stack_numeric(p, PF_FLOATS)
     highest: Any = 0.0
     for j in range(PF_N_PEAKS):
         u = ((x - t["position"][layout, j]) * np.array(PF_LENS_MASKS[lens])) @ t["rotation"][layout, j]
@@ -79,9 +64,10 @@ def peak_field_value(p: Params) -> Any:
     return 1.0 - highest + t["offset"][layout, p["focus"], lens]
 
 
-def peak_field() -> FreshProblem:
+def peak_field() -> StatedProblem:
     keys = ("layout", "focus", "lens")
-    combinations = functools.partial(product_combinations, keys, [range(PF_LAYOUTS), range(PF_FOCI), range(len(PF_LENS_MASKS))])
+    levels = [range(PF_LAYOUTS), range(PF_FOCI), range(len(PF_LENS_MASKS))]
+    combinations = functools.partial(product_combinations, keys, levels)
 
     def best(c: Params) -> float:
         return float(peak_field_tables()["offset"][c["layout"], c["focus"], c["lens"]])
@@ -93,10 +79,9 @@ def peak_field() -> FreshProblem:
         return {**c, **{n: float(v) for n, v in zip(PF_FLOATS, y)}}
 
     def suggest(trial: BaseTrial) -> dict[str, Any]:
-        p = {k: trial.suggest_categorical(k, list(range(n))) for k, n in zip(keys, (PF_LAYOUTS, PF_FOCI, len(PF_LENS_MASKS)))}
-        return {**p, **_suggest_floats(trial, PF_FLOATS, 0.0, 1.0)}
+        return {**suggest_levels(trial, keys, levels), **suggest_floats(trial, PF_FLOATS, 0.0, 1.0)}
 
-    return FreshProblem(
+    return StatedProblem(
         "peak_field", "multimodal", suggest, peak_field_value, keys, combinations, best, best_point,
         description=(
             "1 - max_j h_j exp(-|R_j^T m (x - y_j)|^2_sd / 2) + offset over 4 floats in [0, 1]: 7 rotated anisotropic Gaussian "
@@ -147,8 +132,10 @@ def michalewicz_term(x: Any, frequency: float, m: int) -> Any:
 
 @functools.cache
 def michalewicz_term_max(frequency: float, m: int) -> tuple[float, float]:
-    """(argmax, max) of one term on [0, pi]: a 200 001-point grid, then bounded Brent around the best."""
-    grid = np.linspace(*MG_BOUNDS, 200_001)
+    """(argmax, max) of one term on [0, pi]: a GRID_POINTS grid, then bounded Brent around the best.
+    Unlike :func:`~.landscape_parts.one_dimensional_minimum`, Brent's point is kept even where it
+    is no better than the grid's (at x = pi / 2 for i = 2): the stated best point was written so."""
+    grid = np.linspace(*MG_BOUNDS, GRID_POINTS)
     start = float(grid[np.argmax(michalewicz_term(grid, frequency, m))])
     step = grid[1] - grid[0]
     result = minimize_scalar(lambda v: -float(michalewicz_term(v, frequency, m)), bounds=(start - step, start + step),
@@ -159,14 +146,15 @@ def michalewicz_term_max(frequency: float, m: int) -> tuple[float, float]:
 def michalewicz_gates_value(p: Params) -> Any:
     t = michalewicz_gates_tables()
     m = MG_STEEPNESS[p["steep"]]
-    x = _stack(p, MG_FLOATS)
+    x = stack_numeric(p, MG_FLOATS)
     total = sum(michalewicz_term(x[..., k], float(f), m) for k, f in enumerate(t["order"][p["order"]]))
     return t["offset"][p["order"], p["steep"]] + MG_STEEP_OFFSET[p["steep"]] + MG_HEIGHT * (len(MG_FLOATS) - total)
 
 
-def michalewicz_gates() -> FreshProblem:
+def michalewicz_gates() -> StatedProblem:
     keys = ("order", "steep")
-    combinations = functools.partial(product_combinations, keys, [range(MG_N_ORDERS), range(len(MG_STEEPNESS))])
+    levels = [range(MG_N_ORDERS), range(len(MG_STEEPNESS))]
+    combinations = functools.partial(product_combinations, keys, levels)
 
     def best(c: Params) -> float:
         t = michalewicz_gates_tables()
@@ -179,11 +167,9 @@ def michalewicz_gates() -> FreshProblem:
         return {**c, **{n: michalewicz_term_max(float(f), MG_STEEPNESS[c["steep"]])[0] for n, f in zip(MG_FLOATS, order)}}
 
     def suggest(trial: BaseTrial) -> dict[str, Any]:
-        p = {"order": trial.suggest_categorical("order", list(range(MG_N_ORDERS))),
-             "steep": trial.suggest_categorical("steep", list(range(len(MG_STEEPNESS))))}
-        return {**p, **_suggest_floats(trial, MG_FLOATS, *MG_BOUNDS)}
+        return {**suggest_levels(trial, keys, levels), **suggest_floats(trial, MG_FLOATS, *MG_BOUNDS)}
 
-    return FreshProblem(
+    return StatedProblem(
         "michalewicz_gates", "multimodal", suggest, michalewicz_gates_value, keys, combinations, best, best_point,
         description=(
             "offset + 0.25 (4 - sum_k sin(x_k) sin(i_k x_k^2 / pi)^(2m)) over 4 floats in [0, pi] (Michalewicz, shifted to be >= "
@@ -241,7 +227,7 @@ def wendland(t: Any) -> Any:
 
 def compact_foxholes_value(p: Params) -> Any:
     t = compact_foxholes_tables()
-    z = _stack({**p, "k": np.asarray(p["k"], dtype=float) / FH_K_MAX}, (*FH_FLOATS, "k"))
+    z = stack_numeric({**p, "k": np.asarray(p["k"], dtype=float) / FH_K_MAX}, (*FH_FLOATS, "k"))
     level = p["level"] - 1
     to_best, to_pull = np.sum((z - t["best"]) ** 2, axis=-1), np.sum((z - t["pull"]) ** 2, axis=-1)
     total = 1.0 + FH_BOWL * np.minimum(to_best, to_pull + FH_BOWL_FLOOR)
@@ -251,7 +237,7 @@ def compact_foxholes_value(p: Params) -> Any:
     return total
 
 
-def compact_foxholes() -> FreshProblem:
+def compact_foxholes() -> StatedProblem:
     combinations = functools.partial(product_combinations, ("level",), [range(1, len(FH_LEVEL_DEPTH) + 1)])
 
     def best(c: Params) -> float:
@@ -264,9 +250,9 @@ def compact_foxholes() -> FreshProblem:
 
     def suggest(trial: BaseTrial) -> dict[str, Any]:
         p = {"level": trial.suggest_int("level", 1, len(FH_LEVEL_DEPTH)), "k": trial.suggest_int("k", 0, FH_K_MAX)}
-        return {**p, **_suggest_floats(trial, FH_FLOATS, 0.0, 1.0)}
+        return {**p, **suggest_floats(trial, FH_FLOATS, 0.0, 1.0)}
 
-    return FreshProblem(
+    return StatedProblem(
         "compact_foxholes", "numeric", suggest, compact_foxholes_value, ("level",), combinations, best, best_point,
         description=(
             "no categoricals: floats x1-x3 in [0, 1] and int k in [0, 16] (coordinate k / 16) under 1 + 0.25 min(|z - a|^2, |z - "
@@ -286,106 +272,82 @@ def compact_foxholes() -> FreshProblem:
 
 
 # --------------------------------------------------------------------------------------------
-# bit_branches (conditional, an int decides the branch): bits 1-2 binary, 3-5 uniform, 6-8 float
+# qing_powers (floats and ints only): Qing's 2^4 symmetric minima, a tilt picks one; power sets the exponent
 # --------------------------------------------------------------------------------------------
 
-BB_BITS = (1, 8)
-BB_BRANCH_OF_BITS = {1: "binary", 2: "binary", 3: "uniform", 4: "uniform", 5: "uniform", 6: "float", 7: "float", 8: "float"}
-BB_BASE = (0.34, 0.27, 0.16, 0.10, 0.13, 0.19, 0.22, 0.26)  # per bits 1-8
-BB_CODEBOOKS = ("sign", "ternary", "learned")
-BB_CODEBOOK_OFFSET = (0.0, 0.03, 0.05)
-BB_LR_BOUNDS, BB_SCALE_BOUNDS, BB_WARMUP_BOUNDS = (1e-4, 1e-1), (1e-2, 1e2), (0, 20)
-BB_RING_HEIGHT, BB_RING_SCALE = 0.5, 4.0
+QP_FLOATS = ("x1", "x2", "x3")
+QP_FLOAT_BOUNDS = (-2.5, 2.5)
+QP_K_BOUNDS, QP_K_SCALE = (-6, 6), 0.5  # int k: the fourth coordinate is k / 2, its minima at +-2 (k = +-4)
+QP_EXPONENTS = (0.5, 1.0, 1.5, 2.0)  # per int power 1-4: a cusp, a kink, smooth, Qing's square
+QP_POWER_OFFSET = (0.05, 0.0, 0.025, 0.04)
+QP_HEIGHT, QP_TILT = 0.8, 0.05  # Qing's part; the tilt: 0 at the favoured side's minimum, QP_TILT at the other's
 
 
 @functools.cache
-def bit_branches_tables() -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(2704)
-    return {
-        "log10_scale": rng.uniform(-1.0, 1.0, (2, len(BB_CODEBOOKS))),  # per bits 1-2 and codebook
-        "ring_centre": np.column_stack([rng.uniform(0.3, 0.7, 3), rng.uniform(-3.2, -1.8, 3)]),  # per bits 3-5
-        "float_lr": rng.uniform(-3.3, -1.7, 3),  # log10 lr per bits 6-8
-        "float_warmup": rng.integers(3, 17, 3),
-    }
+def qing_powers_tables() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(2713)
+    return {"shift": np.append(rng.uniform(-0.4, 0.4, len(QP_FLOATS)), 0.0), "side": rng.choice([-1.0, 1.0], 4),
+            "offset": np.array(QP_POWER_OFFSET) + rng.uniform(0.0, 0.015, len(QP_EXPONENTS))}
 
 
-def drop_wave(z1: Any, z2: Any) -> Any:
-    """Drop-Wave shifted to be >= 0: 1 - (1 + cos(12 r)) / (r^2 / 2 + 2); 0 only at r = 0, rings of minima."""
-    r2 = np.asarray(z1) ** 2 + np.asarray(z2) ** 2
-    return 1.0 - (1.0 + np.cos(12.0 * np.sqrt(r2))) / (0.5 * r2 + 2.0)
+def qing_term(z: Any, i: int, exponent: float, side: float) -> Any:
+    """Coordinate i's term (1-4): QP_HEIGHT log(1 + (|z^2 - i| / i)^exponent), Qing's (z_i^2 - i)^2
+    at exponent 2 (Qing 2008, in Jamil & Yang's survey of test functions) scaled by i so that the
+    barrier between its two minima is the same for every i and compressed by the logarithm, plus
+    a tilt QP_TILT ((side z - sqrt i) / (2 sqrt i))^2: a bowl whose bottom is the favoured
+    minimum, so that both parts are 0 there and the minimum stays at side sqrt i for every exponent."""
+    z = np.asarray(z, dtype=float)
+    root = math.sqrt(i)
+    qing = np.log1p((np.abs(z**2 - i) / i) ** exponent)
+    return QP_HEIGHT * qing + QP_TILT * ((side * z - root) / (2.0 * root)) ** 2
 
 
-def zakharov(z1: Any, z2: Any) -> Any:
-    """Zakharov in two dimensions: |z|^2 + s^2 + s^4, s = z1 / 2 + z2; 0 only at 0."""
-    s = 0.5 * np.asarray(z1) + np.asarray(z2)
-    return np.asarray(z1) ** 2 + np.asarray(z2) ** 2 + s**2 + s**4
+def qing_powers_value(p: Params) -> Any:
+    t = qing_powers_tables()
+    exponent = QP_EXPONENTS[p["power"] - 1]
+    z = stack_numeric({**p, "k_coordinate": QP_K_SCALE * np.asarray(p["k"], dtype=float)}, (*QP_FLOATS, "k_coordinate"))
+    z = z - t["shift"]
+    total = sum(qing_term(z[..., i - 1], i, exponent, float(t["side"][i - 1])) for i in range(1, 5))
+    return t["offset"][p["power"] - 1] + total / 4.0
 
 
-def bit_branches_value(p: Params) -> Any:
-    t, bits = bit_branches_tables(), p["bits"]
-    branch, base = BB_BRANCH_OF_BITS[bits], BB_BASE[bits - 1]
-    if branch == "binary":
-        code = BB_CODEBOOKS.index(p["codebook"])
-        d = np.log10(np.asarray(p["scale"], dtype=float)) - t["log10_scale"][bits - 1, code]
-        return base + BB_CODEBOOK_OFFSET[code] + 0.1 * d**2
-    log_lr = np.log10(np.asarray(p["lr"], dtype=float))
-    if branch == "uniform":
-        c = t["ring_centre"][bits - 3]
-        z1, z2 = BB_RING_SCALE * (np.asarray(p["clip"]) - c[0]), BB_RING_SCALE * (log_lr - c[1]) / 3.0
-        return base + BB_RING_HEIGHT * drop_wave(z1, z2)
-    z1 = 1.2 * (log_lr - t["float_lr"][bits - 6])
-    z2 = (np.asarray(p["warmup"], dtype=float) - t["float_warmup"][bits - 6]) / 8.0
-    return base + 0.1 * zakharov(z1, z2)
+def qing_argmin(i: int) -> float:
+    """Coordinate i's minimiser (1-4) in the parameter's units, the same for every power: the
+    favoured side's root plus the shift (for k, an integer: the shift is 0 and k = side 4)."""
+    t = qing_powers_tables()
+    z = float(t["side"][i - 1]) * math.sqrt(i) + float(t["shift"][i - 1])
+    return z if i <= len(QP_FLOATS) else round(z / QP_K_SCALE)
 
 
-def _bit_branches_suggest(trial: BaseTrial) -> dict[str, Any]:
-    p: dict[str, Any] = {"bits": trial.suggest_int("bits", *BB_BITS)}
-    branch = BB_BRANCH_OF_BITS[p["bits"]]
-    if branch == "binary":
-        p["codebook"] = trial.suggest_categorical("codebook", list(BB_CODEBOOKS))
-        p["scale"] = trial.suggest_float("scale", *BB_SCALE_BOUNDS, log=True)
-    else:
-        p["lr"] = trial.suggest_float("lr", *BB_LR_BOUNDS, log=True)
-        if branch == "uniform":
-            p["clip"] = trial.suggest_float("clip", 0.0, 1.0)
-        else:
-            p["warmup"] = trial.suggest_int("warmup", *BB_WARMUP_BOUNDS)
-    return p
-
-
-def bit_branches() -> FreshProblem:
-    def combinations() -> list[dict[str, Any]]:
-        bits = range(BB_BITS[0], BB_BITS[1] + 1)
-        return [{"bits": b, "codebook": c} for b in bits if BB_BRANCH_OF_BITS[b] == "binary" for c in BB_CODEBOOKS] + [
-            {"bits": b} for b in bits if BB_BRANCH_OF_BITS[b] != "binary"]
+def qing_powers() -> StatedProblem:
+    combinations = functools.partial(product_combinations, ("power",), [range(1, len(QP_EXPONENTS) + 1)])
 
     def best(c: Params) -> float:
-        extra = BB_CODEBOOK_OFFSET[BB_CODEBOOKS.index(c["codebook"])] if "codebook" in c else 0.0
-        return BB_BASE[c["bits"] - 1] + extra
+        return float(qing_powers_tables()["offset"][c["power"] - 1])
 
     def best_point() -> dict[str, Any]:
-        bits = min(combinations(), key=best)["bits"]
-        assert BB_BRANCH_OF_BITS[bits] == "uniform"
-        c = bit_branches_tables()["ring_centre"][bits - 3]
-        return {"bits": bits, "lr": float(10.0 ** c[1]), "clip": float(c[0])}
+        power = min(combinations(), key=best)["power"]
+        return {"power": power, "k": int(qing_argmin(4)), **{n: qing_argmin(i) for i, n in enumerate(QP_FLOATS, start=1)}}
 
-    return FreshProblem(
-        "bit_branches", "conditional_int", _bit_branches_suggest, bit_branches_value, ("bits", "codebook"), combinations, best,
-        best_point,
+    def suggest(trial: BaseTrial) -> dict[str, Any]:
+        p = {"power": trial.suggest_int("power", 1, len(QP_EXPONENTS)), "k": trial.suggest_int("k", *QP_K_BOUNDS)}
+        return {**p, **suggest_floats(trial, QP_FLOATS, *QP_FLOAT_BOUNDS)}
+
+    return StatedProblem(
+        "qing_powers", "numeric", suggest, qing_powers_value, ("power",), combinations, best, best_point,
         description=(
-            "int bits 1-8 decides the branch: 1-2 binary (categorical codebook (3), log float scale in [1e-2, 1e2], a quadratic "
-            "in log10 scale), 3-5 uniform (float clip in [0, 1], log float lr in [1e-4, 0.1]: 0.5 Drop-Wave around a centre per "
-            "bits), 6-8 float (log float lr, int warmup in [0, 20]: 0.1 Zakharov around a target per bits); plus a base per bits "
-            "(0.10 at 4 bits) and codebook offsets"
+            "no categoricals: floats x1-x3 in [-2.5, 2.5] and int k in [-6, 6] (coordinate k / 2), z = that minus a shift; "
+            "offset + mean_i [0.8 log(1 + (|z_i^2 - i| / i)^e) + 0.05 ((t_i z_i - sqrt i) / (2 sqrt i))^2]: Qing's minima at "
+            "z_i = +-sqrt i (2^4 of them, a barrier of 0.8 log 2 between each two), a bowl favouring the side t_i, the int "
+            "power (1-4) setting e = 0.5, 1, 1.5 or 2"
         ),
         optimum_method=(
-            "every branch term is >= 0 and 0 at a reachable point (Drop-Wave's centre inside the box, the warmup targets "
-            "integers), so a leaf's best is its base (+ codebook offset); the optimum by enumeration of the 12 leaves"
+            "both parts of every term are >= 0 and 0 together only at z_i = t_i sqrt i (inside the box; k = 4 t_4 an integer), "
+            "so a combination's best is its offset; the optimum by enumeration of the 4 powers"
         ),
         hardness=(
-            "the int's ranges decide which parameters exist; the best branch is Drop-Wave's rings (ring minima 0.03, 0.11, ... "
-            "above the centre, whose basin is about 1 % of the branch's box), the neighbouring bits shift the rings' centre, and "
-            "the other branches are easy bowls"
+            "2^4 = 16 local minima per power (one per sign pattern), 0.0125 apart per wrong sign, the int's minima at k = +-4 of "
+            "13 values; the exponent changes the minima from cusps (power 1) and kinks to smooth wells, and the best power (2) "
+            "is a kink"
         ),
-        conditional=True,
     )

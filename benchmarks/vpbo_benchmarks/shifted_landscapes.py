@@ -1,6 +1,8 @@
-"""Fresh held-out problems whose categoricals move or reshape a numeric landscape:
-``rotated_griewank`` and ``decoy_funnel`` (shifted), ``lowrank_valley`` and ``hidden_pair`` (many
-levels). The set, its rule and its registry: :mod:`.fresh_problems`.
+"""Landscapes that categoricals move and reshape: ``rotated_griewank`` and ``decoy_funnel`` (a
+rotation and stretch, a narrow well against broad decoys: family ``shifted``), ``lowrank_valley``
+and ``hidden_pair`` (many levels whose offsets come from latent embeddings, or hide one
+interaction: family ``many_levels``). Each is two categoricals over two floats
+(:func:`~.landscape_parts.levels_over_a_plane`). The sets that hold them: :mod:`.held_out_sets`.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ import math
 from typing import Any
 
 import numpy as np
-from optuna.trial import BaseTrial
 
-from vpbo_benchmarks.specs import FreshProblem, Params, product_combinations
+from vpbo_benchmarks.landscape_parts import (
+    levels_over_a_plane,
+)
+from vpbo_benchmarks.specs import Params, StatedProblem
 
 # --------------------------------------------------------------------------------------------
 # rotated_griewank (shifted): the categoricals rotate and stretch the numeric coordinates
@@ -65,30 +69,10 @@ def rotated_griewank_value(p: Params) -> Any:
     return griewank_2d(w1, w2) + rotated_griewank_offset(angle, stretch)
 
 
-def _rotated_griewank_suggest(trial: BaseTrial) -> dict[str, Any]:
-    return {
-        "angle": trial.suggest_categorical("angle", list(range(RG_N_ANGLES))),
-        "stretch": trial.suggest_categorical("stretch", list(range(len(RG_STRETCHES)))),
-        "x1": trial.suggest_float("x1", *RG_BOUNDS),
-        "x2": trial.suggest_float("x2", *RG_BOUNDS),
-    }
-
-
-def rotated_griewank() -> FreshProblem:
-    keys = ("angle", "stretch")
-    combinations = functools.partial(product_combinations, keys, [range(RG_N_ANGLES), range(len(RG_STRETCHES))])
-
-    def best(c: Params) -> float:
-        return rotated_griewank_offset(c["angle"], c["stretch"])
-
-    def best_point() -> dict[str, Any]:
-        c = min(combinations(), key=best)
-        x = rotated_griewank_argmin(c["angle"], c["stretch"])
-        return {**c, "x1": float(x[0]), "x2": float(x[1])}
-
-    return FreshProblem(
-        "rotated_griewank", "shifted", _rotated_griewank_suggest, rotated_griewank_value, keys, combinations,
-        best, best_point,
+def rotated_griewank() -> StatedProblem:
+    return levels_over_a_plane(
+        "rotated_griewank", "shifted", ("angle", "stretch"), (RG_N_ANGLES, len(RG_STRETCHES)), (RG_BOUNDS, RG_BOUNDS),
+        rotated_griewank_value, rotated_griewank_offset, rotated_griewank_argmin,
         description=(
             "Griewank (input x3) over 2 floats in [-10, 10]; categorical angle (6) rotates the coordinates, stretch (4) "
             "stretches one rotated axis 1-4x; both shift the optimum and add offsets with an interaction table"
@@ -100,85 +84,6 @@ def rotated_griewank() -> FreshProblem:
         hardness=(
             "the categoricals change the orientation and conditioning of a rippled surface, not only its position: "
             "per-combination lengthscales along non-axis directions"
-        ),
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# lowrank_valley (many_levels): 24 x 12 levels whose offsets come from latent 2-D embeddings
-# --------------------------------------------------------------------------------------------
-
-LV_ROWS, LV_COLS = 24, 12
-LV_BOUNDS = (-2.5, 2.5)
-LV_HEIGHT = 0.005  # scale of the Rosenbrock valley
-LV_DISTANCE_WEIGHT = 0.8
-
-
-@functools.cache
-def lowrank_valley_tables() -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(2102)
-    return {
-        "row_embedding": rng.uniform(-1.0, 1.0, (LV_ROWS, 2)),
-        "col_embedding": rng.uniform(-1.0, 1.0, (LV_COLS, 2)),
-        "row_offset": rng.uniform(0.0, 0.3, LV_ROWS),
-        "col_offset": rng.uniform(0.0, 0.3, LV_COLS),
-    }
-
-
-def lowrank_valley_offset(row: int, col: int) -> float:
-    t = lowrank_valley_tables()
-    gap = t["row_embedding"][row] - t["col_embedding"][col]
-    return float(LV_DISTANCE_WEIGHT * gap @ gap + t["row_offset"][row] + t["col_offset"][col])
-
-
-def lowrank_valley_argmin(row: int, col: int) -> np.ndarray:
-    t = lowrank_valley_tables()
-    return 0.6 * (t["row_embedding"][row] + t["col_embedding"][col])
-
-
-def lowrank_valley_value(p: Params) -> Any:
-    centre = lowrank_valley_argmin(p["row"], p["col"])
-    # Rosenbrock written so that its minimum 0 is at z = 0: a = z1 + 1, b = z2 + 1.
-    a = np.asarray(p["x1"]) - centre[0] + 1.0
-    b = np.asarray(p["x2"]) - centre[1] + 1.0
-    return LV_HEIGHT * (100.0 * (b - a**2) ** 2 + (1.0 - a) ** 2) + lowrank_valley_offset(p["row"], p["col"])
-
-
-def _lowrank_valley_suggest(trial: BaseTrial) -> dict[str, Any]:
-    return {
-        "row": trial.suggest_categorical("row", list(range(LV_ROWS))),
-        "col": trial.suggest_categorical("col", list(range(LV_COLS))),
-        "x1": trial.suggest_float("x1", *LV_BOUNDS),
-        "x2": trial.suggest_float("x2", *LV_BOUNDS),
-    }
-
-
-def lowrank_valley() -> FreshProblem:
-    keys = ("row", "col")
-    combinations = functools.partial(product_combinations, keys, [range(LV_ROWS), range(LV_COLS)])
-
-    def best(c: Params) -> float:
-        return lowrank_valley_offset(c["row"], c["col"])
-
-    def best_point() -> dict[str, Any]:
-        c = min(combinations(), key=best)
-        x = lowrank_valley_argmin(c["row"], c["col"])
-        return {**c, "x1": float(x[0]), "x2": float(x[1])}
-
-    return FreshProblem(
-        "lowrank_valley", "many_levels", _lowrank_valley_suggest, lowrank_valley_value, keys, combinations,
-        best, best_point,
-        description=(
-            "categoricals row (24 levels) and col (12); offset 0.8 |u_row - v_col|^2 + per-level terms from latent 2-D "
-            "embeddings; a Rosenbrock valley over 2 floats in [-2.5, 2.5] centred at 0.6 (u_row + v_col)"
-        ),
-        optimum_method=(
-            "the Rosenbrock term is >= 0 and 0 at its centre, inside the bounds for every combination; the optimum is the "
-            "smallest offset over the 288 combinations, by enumeration"
-        ),
-        hardness=(
-            "288 combinations whose good pairs are matched rows and columns (a low-rank interaction, neither additive nor "
-            "random) and a curved valley in the numeric part"
         ),
     )
 
@@ -225,29 +130,10 @@ def decoy_funnel_value(p: Params) -> Any:
     )
 
 
-def _decoy_funnel_suggest(trial: BaseTrial) -> dict[str, Any]:
-    return {
-        "basin": trial.suggest_categorical("basin", list(range(DF_N_BASINS))),
-        "lens": trial.suggest_categorical("lens", list(range(DF_N_LENSES))),
-        "x1": trial.suggest_float("x1", *DF_BOUNDS),
-        "x2": trial.suggest_float("x2", *DF_BOUNDS),
-    }
-
-
-def decoy_funnel() -> FreshProblem:
-    keys = ("basin", "lens")
-    combinations = functools.partial(product_combinations, keys, [range(DF_N_BASINS), range(DF_N_LENSES)])
-
-    def best(c: Params) -> float:
-        return decoy_funnel_floor(c["basin"], c["lens"])
-
-    def best_point() -> dict[str, Any]:
-        c = min(combinations(), key=best)
-        x = decoy_funnel_centre(c["basin"], c["lens"])
-        return {**c, "x1": float(x[0]), "x2": float(x[1])}
-
-    return FreshProblem(
-        "decoy_funnel", "shifted", _decoy_funnel_suggest, decoy_funnel_value, keys, combinations, best, best_point,
+def decoy_funnel() -> StatedProblem:
+    return levels_over_a_plane(
+        "decoy_funnel", "shifted", ("basin", "lens"), (DF_N_BASINS, DF_N_LENSES), (DF_BOUNDS, DF_BOUNDS), decoy_funnel_value,
+        decoy_funnel_floor, decoy_funnel_centre,
         description=(
             "categoricals basin (4) and lens (5) over 2 floats in [-1, 1]: floor + D (1 - exp(-r^2 / 2 w^2)) + 0.2 r around a "
             "centre set by both; basin 0 has the lowest floor and a deep needle (D 0.9, w 0.06-0.09), the other basins shallow "
@@ -260,6 +146,65 @@ def decoy_funnel() -> FreshProblem:
         hardness=(
             "narrow basin: the best combinations are a plateau near 1 but for a well of width ~0.07 (about 0.5 % of the box), "
             "worse on average than every decoy, while the decoy basin 1 gives 0.35-0.6 over a broad bowl"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# lowrank_valley (many_levels): 24 x 12 levels whose offsets come from latent 2-D embeddings
+# --------------------------------------------------------------------------------------------
+
+LV_ROWS, LV_COLS = 24, 12
+LV_BOUNDS = (-2.5, 2.5)
+LV_HEIGHT = 0.005  # scale of the Rosenbrock valley
+LV_DISTANCE_WEIGHT = 0.8
+
+
+@functools.cache
+def lowrank_valley_tables() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(2102)
+    return {
+        "row_embedding": rng.uniform(-1.0, 1.0, (LV_ROWS, 2)),
+        "col_embedding": rng.uniform(-1.0, 1.0, (LV_COLS, 2)),
+        "row_offset": rng.uniform(0.0, 0.3, LV_ROWS),
+        "col_offset": rng.uniform(0.0, 0.3, LV_COLS),
+    }
+
+
+def lowrank_valley_offset(row: int, col: int) -> float:
+    t = lowrank_valley_tables()
+    gap = t["row_embedding"][row] - t["col_embedding"][col]
+    return float(LV_DISTANCE_WEIGHT * gap @ gap + t["row_offset"][row] + t["col_offset"][col])
+
+
+def lowrank_valley_argmin(row: int, col: int) -> np.ndarray:
+    t = lowrank_valley_tables()
+    return 0.6 * (t["row_embedding"][row] + t["col_embedding"][col])
+
+
+def lowrank_valley_value(p: Params) -> Any:
+    centre = lowrank_valley_argmin(p["row"], p["col"])
+    # Rosenbrock written so that its minimum 0 is at z = 0: a = z1 + 1, b = z2 + 1.
+    a = np.asarray(p["x1"]) - centre[0] + 1.0
+    b = np.asarray(p["x2"]) - centre[1] + 1.0
+    return LV_HEIGHT * (100.0 * (b - a**2) ** 2 + (1.0 - a) ** 2) + lowrank_valley_offset(p["row"], p["col"])
+
+
+def lowrank_valley() -> StatedProblem:
+    return levels_over_a_plane(
+        "lowrank_valley", "many_levels", ("row", "col"), (LV_ROWS, LV_COLS), (LV_BOUNDS, LV_BOUNDS), lowrank_valley_value,
+        lowrank_valley_offset, lowrank_valley_argmin,
+        description=(
+            "categoricals row (24 levels) and col (12); offset 0.8 |u_row - v_col|^2 + per-level terms from latent 2-D "
+            "embeddings; a Rosenbrock valley over 2 floats in [-2.5, 2.5] centred at 0.6 (u_row + v_col)"
+        ),
+        optimum_method=(
+            "the Rosenbrock term is >= 0 and 0 at its centre, inside the bounds for every combination; the optimum is the "
+            "smallest offset over the 288 combinations, by enumeration"
+        ),
+        hardness=(
+            "288 combinations whose good pairs are matched rows and columns (a low-rank interaction, neither additive nor "
+            "random) and a curved valley in the numeric part"
         ),
     )
 
@@ -306,32 +251,21 @@ def hidden_pair_shift(p_level: int, q_level: int) -> np.ndarray:
 def hidden_pair_value(p: Params) -> Any:
     s = hidden_pair_shift(p["p"], p["q"])
     value = HP_HEIGHT * himmelblau(np.asarray(p["x1"]) - s[0], np.asarray(p["x2"]) - s[1])
-    return value + float(hidden_pair_tables()["offset"][p["p"], p["q"]])
+    return value + hidden_pair_offset(p["p"], p["q"])
 
 
-def _hidden_pair_suggest(trial: BaseTrial) -> dict[str, Any]:
-    return {
-        "p": trial.suggest_categorical("p", list(range(HP_LEVELS))),
-        "q": trial.suggest_categorical("q", list(range(HP_LEVELS))),
-        "x1": trial.suggest_float("x1", *HP_BOUNDS),
-        "x2": trial.suggest_float("x2", *HP_BOUNDS),
-    }
+def hidden_pair_offset(p_level: int, q_level: int) -> float:
+    return float(hidden_pair_tables()["offset"][p_level, q_level])
 
 
-def hidden_pair() -> FreshProblem:
-    keys = ("p", "q")
-    combinations = functools.partial(product_combinations, keys, [range(HP_LEVELS), range(HP_LEVELS)])
+def hidden_pair_argmin(p_level: int, q_level: int) -> np.ndarray:
+    return np.array(HIMMELBLAU_ARGMIN) + hidden_pair_shift(p_level, q_level)
 
-    def best(c: Params) -> float:
-        return float(hidden_pair_tables()["offset"][c["p"], c["q"]])
 
-    def best_point() -> dict[str, Any]:
-        c = min(combinations(), key=best)
-        s = hidden_pair_shift(c["p"], c["q"])
-        return {**c, "x1": HIMMELBLAU_ARGMIN[0] + float(s[0]), "x2": HIMMELBLAU_ARGMIN[1] + float(s[1])}
-
-    return FreshProblem(
-        "hidden_pair", "many_levels", _hidden_pair_suggest, hidden_pair_value, keys, combinations, best, best_point,
+def hidden_pair() -> StatedProblem:
+    return levels_over_a_plane(
+        "hidden_pair", "many_levels", ("p", "q"), (HP_LEVELS, HP_LEVELS), (HP_BOUNDS, HP_BOUNDS), hidden_pair_value,
+        hidden_pair_offset, hidden_pair_argmin,
         description=(
             "categoricals p and q (16 levels each), offsets additive a_p + b_q (+ U(0, 0.05)) except one pair of mid-ranked "
             "levels 0.3 below every other combination; 0.01 Himmelblau (four zeros) over 2 floats in [-6, 6], shifted per level"

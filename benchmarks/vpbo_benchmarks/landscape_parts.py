@@ -1,0 +1,103 @@
+"""What the problems with stated optima share (:class:`~.specs.StatedProblem`: the held-out sets'
+problems, in :mod:`.shifted_landscapes`, :mod:`.multimodal_landscapes`, :mod:`.branching_problems`,
+:mod:`.hierarchical_designs`, :mod:`.integer_lattices`, :mod:`.noisy_problems` and
+:mod:`.plateau_problems`): stacking and suggesting parameters, the random tables' building blocks,
+a one-dimensional minimum, the per-level enumeration of an int-only space, and the one shape that
+several problems have (two categoricals that move a landscape over two floats).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+from optuna.trial import BaseTrial
+from scipy.optimize import minimize_scalar
+
+from vpbo_benchmarks.specs import Params, StatedProblem, product_combinations
+
+GRID_POINTS = 200_001  # the grid of a one-dimensional minimum before bounded Brent polishes it
+
+
+def stack_numeric(p: Params, names: Sequence[str]) -> np.ndarray:
+    """The named numeric parameters broadcast together and stacked on a last axis."""
+    return np.stack(np.broadcast_arrays(*(np.asarray(p[n], dtype=float) for n in names)), axis=-1)
+
+
+def suggest_floats(trial: BaseTrial, names: Sequence[str], low: float, high: float, log: bool = False) -> dict[str, Any]:
+    """One float in [low, high] per name, in the order of ``names``."""
+    return {n: trial.suggest_float(n, low, high, log=log) for n in names}
+
+
+def suggest_levels(trial: BaseTrial, keys: Sequence[str], levels: Sequence[Iterable[Any]]) -> dict[str, Any]:
+    """One categorical per key over its levels, in the order of ``keys`` (the levels of
+    :func:`~.specs.product_combinations`)."""
+    return {k: trial.suggest_categorical(k, list(choices)) for k, choices in zip(keys, levels)}
+
+
+def random_rotation(rng: np.random.Generator) -> np.ndarray:
+    """An orthogonal 4 x 4 matrix: the Q of a Gaussian matrix's QR decomposition."""
+    return np.linalg.qr(rng.standard_normal((4, 4)))[0]
+
+
+def additive_offsets(rng: np.random.Generator, highs: Sequence[float], shape: Sequence[int], interaction: float) -> np.ndarray:
+    """Additive per-level offsets U(0, high) for each categorical plus an interaction table U(0, interaction)."""
+    total = rng.uniform(0.0, interaction, tuple(shape))
+    for axis, (high, n) in enumerate(zip(highs, shape)):
+        total = total + np.expand_dims(rng.uniform(0.0, high, n), [a for a in range(len(shape)) if a != axis])
+    return total
+
+
+def one_dimensional_minimum(f: Callable[[Any], Any], low: float, high: float) -> tuple[float, float]:
+    """(argmin, min) of the vectorised f on [low, high]: a GRID_POINTS grid, then bounded Brent
+    within one grid step of its best point (the grid's best kept if Brent does worse)."""
+    grid = np.linspace(low, high, GRID_POINTS)
+    values = f(grid)
+    i = int(np.argmin(values))
+    step = grid[1] - grid[0]
+    result = minimize_scalar(lambda v: float(f(v)), bounds=(max(low, grid[i] - step), min(high, grid[i] + step)),
+                             method="bounded", options={"xatol": 1e-13})
+    if float(result.fun) < float(values[i]):
+        return float(result.x), float(result.fun)
+    return float(grid[i]), float(values[i])
+
+
+def best_per_level(
+    levels: Iterable[int], points: Callable[[int], Iterable[dict[str, int]]], value: Callable[[Params], Any],
+) -> dict[int, tuple[dict[str, int], float]]:
+    """Per level of an int-only space: (the best of ``points(level)``, its value), by enumeration."""
+    table = {}
+    for level in levels:
+        best = min(points(level), key=lambda q: float(value(q)))
+        table[level] = (best, float(value(best)))
+    return table
+
+
+def levels_over_a_plane(
+    name: str, family: str, keys: tuple[str, str], sizes: tuple[int, int],
+    bounds: tuple[tuple[float, float], tuple[float, float]], value: Callable[[Params], Any],
+    offset: Callable[[int, int], float], argmin: Callable[[int, int], np.ndarray], **stated: Any,
+) -> StatedProblem:
+    """A problem of two categoricals (``keys``, levels 0 .. size - 1) that move and reshape a
+    landscape over two floats x1, x2 (``bounds``): ``value`` is at least ``offset(level, level)``,
+    reached at ``argmin(level, level)`` inside the bounds, so a combination's best is its offset
+    and the optimum the smallest, by enumeration. ``stated``: the rest of the
+    :class:`~.specs.StatedProblem` (description, optimum_method, hardness, noise)."""
+    combinations = functools.partial(product_combinations, keys, [range(n) for n in sizes])
+
+    def best(c: Params) -> float:
+        return offset(c[keys[0]], c[keys[1]])
+
+    def best_point() -> dict[str, Any]:
+        c = min(combinations(), key=best)
+        x = argmin(c[keys[0]], c[keys[1]])
+        return {**c, "x1": float(x[0]), "x2": float(x[1])}
+
+    def suggest(trial: BaseTrial) -> dict[str, Any]:
+        p = suggest_levels(trial, keys, [range(n) for n in sizes])
+        return {**p, "x1": trial.suggest_float("x1", *bounds[0]), "x2": trial.suggest_float("x2", *bounds[1])}
+
+    return StatedProblem(name, family, suggest, value, keys, combinations, best, best_point, **stated)
+
