@@ -1,5 +1,11 @@
 """Helpers shared by the lab's tests.
 
+The tests of the problem modules check each combination's stated best against an independent
+search of the problem's vectorised value (dense grids polished by SciPy, one-dimensional searches
+joined by the separability they are checked to have, or full enumeration of the integers and
+steps); they run only random trials and direct evaluations: no sampler study runs on a held-out
+set's problems.
+
 The lab's tests have no ``conftest.py``: run from the repository root beside the sampler's tests,
 whose helpers are imported as the module ``conftest``, a second one would take its place in
 ``sys.modules``. This module's name is the lab's own.

@@ -1,11 +1,6 @@
 """Tests of the conditional spaces whose branches a parameter decides
-(vpbo_benchmarks/branching_problems.py): each combination's stated best
-checked against an independent search of the problem's vectorised value (dense grids polished by
-SciPy, one-dimensional searches joined by the separability they are checked to have, or full
-enumeration of the integers and steps), and what makes each problem hard. Only random trials and
-direct evaluations: no sampler study runs on the held-out sets' problems
-(vpbo_benchmarks/held_out_sets.py).
-"""
+(vpbo_benchmarks/branching_problems.py): each combination's stated best against an independent
+search (``lab_testing``'s rule of these tests), and what makes each problem hard."""
 
 from __future__ import annotations
 
@@ -16,14 +11,9 @@ import optuna
 import pytest
 from scipy.optimize import minimize
 
-from lab_testing import (
-    grid_then_polish,
-    random_mean,
-)
+from lab_testing import grid_then_polish, random_mean
 from vpbo_benchmarks import branching_problems as branching
-from vpbo_benchmarks import (
-    held_out_sets,
-)
+from vpbo_benchmarks import held_out_sets
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 

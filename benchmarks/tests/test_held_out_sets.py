@@ -15,6 +15,7 @@ RandomSampler too).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -53,7 +54,7 @@ from vpbo_benchmarks import shifted_landscapes as shifted
 from vpbo_benchmarks.cli import main as cli_main
 from vpbo_benchmarks.records import append_record
 from vpbo_benchmarks.runner import run_one
-from vpbo_benchmarks.specs import combination_of, stated_objective
+from vpbo_benchmarks.specs import StatedProblem, combination_of, stated_objective
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 
@@ -232,57 +233,6 @@ def test_adapt_base_functions_are_new_and_right() -> None:
 
 
 @pytest.mark.parametrize("name", ADAPT_NAMES)
-def test_adapt_random_trials_stay_at_or_above_the_stated_bests(name: str) -> None:
-    problem = held_out_sets.PROBLEMS_BY_NAME[name]
-    bests = {combination_of(c, problem.combination_keys): problem.combination_best(c) for c in problem.combinations()}
-    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
-    study.optimize(stated_objective(problem), n_trials=N_RANDOM_TRIALS)
-    noiseless = [noiseless_value(t) for t in study.trials]
-    assert all(math.isfinite(v) for v in noiseless)
-    for trial, value in zip(study.trials, noiseless):
-        combination = combination_of(trial.params, problem.combination_keys)
-        assert combination in bests
-        assert value >= bests[combination] - 1e-9
-        assert value == pytest.approx(float(problem.value(trial.params)), abs=1e-12)
-    assert min(noiseless) >= min(bests.values()) - 1e-9
-    assert len({combination_of(t.params, problem.combination_keys) for t in study.trials}) >= min(4, len(bests))
-    if problem.noise_sd is None:  # deterministic: the same point gives the same value
-        assert observed(problem, study.trials[0].params, 7)[0] == study.trials[0].value
-
-
-@pytest.mark.parametrize("name", ADAPT_NAMES)
-def test_adapt_best_point_gives_the_optimum_and_the_best_combination_is_unique(name: str) -> None:
-    problem = held_out_sets.PROBLEMS_BY_NAME[name]
-    values = sorted(problem.combination_best(c) for c in problem.combinations())
-    point = problem.best_point()
-    assert observed(problem, point)[1] == pytest.approx(values[0], abs=1e-9)
-    assert values[1] - values[0] > 0.005
-    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
-    study.enqueue_trial(point)
-    study.optimize(noiseless_objective(problem), n_trials=1)
-    assert study.trials[0].params == point  # the point is inside the search space
-    for key, value in point.items():
-        if isinstance(value, float):
-            distribution = study.trials[0].distributions[key]
-            assert isinstance(distribution, optuna.distributions.FloatDistribution)
-            for step in (-1e-3, 1e-3):
-                moved = float(np.clip(value * (1 + step), distribution.low, distribution.high))
-                assert observed(problem, dict(point, **{key: moved}))[1] >= values[0] - 1e-12
-
-
-def test_adapt_the_registry_holds_the_set_with_its_specs_and_group() -> None:
-    assert registry.GROUPS["adapt_held_out"] == tuple(ADAPT_NAMES)
-    for problem in ADAPT_PROBLEMS:
-        spec, built = registry.SPECS[problem.name], registry.get_problem(problem.name)
-        optimum = min(problem.combination_best(c) for c in problem.combinations())
-        assert spec.optimum() == optimum and built.optimum == optimum
-        assert built.n_combinations == len(problem.combinations()) and built.directions == ("minimize",)
-        assert built.description.startswith(f"[adapt held-out/{problem.family}] ")
-        assert spec.combination_keys == problem.combination_keys and spec.noise_sd == problem.max_noise_sd
-        assert spec.best_point is not None and spec.best_point() == problem.best_point()
-
-
-@pytest.mark.parametrize("name", ADAPT_NAMES)
 def test_adapt_the_registered_objective_is_the_set_s_objective(name: str) -> None:
     """The same observed value and noiseless attribute at the same points and trial numbers
     (noisy_batch's Student-t noise included)."""
@@ -402,8 +352,8 @@ def test_final_base_functions_are_new_and_right() -> None:
     assert float(plateaus.easom(np.array([math.pi, 0.0]))) == pytest.approx(math.exp(-math.pi**2))
 
 
-@pytest.mark.parametrize("name", FINAL_NAMES)
-def test_final_random_trials_stay_at_or_above_the_stated_bests(name: str) -> None:
+@pytest.mark.parametrize("name", ADAPT_NAMES + FINAL_NAMES)
+def test_random_trials_stay_at_or_above_the_stated_bests(name: str) -> None:
     problem = held_out_sets.PROBLEMS_BY_NAME[name]
     bests = {combination_of(c, problem.combination_keys): problem.combination_best(c) for c in problem.combinations()}
     study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
@@ -421,8 +371,8 @@ def test_final_random_trials_stay_at_or_above_the_stated_bests(name: str) -> Non
         assert observed(problem, study.trials[0].params, 7)[0] == study.trials[0].value
 
 
-@pytest.mark.parametrize("name", FINAL_NAMES)
-def test_final_best_point_gives_the_optimum_and_the_best_combination_is_unique(name: str) -> None:
+@pytest.mark.parametrize("name", ADAPT_NAMES + FINAL_NAMES)
+def test_best_point_gives_the_optimum_and_the_best_combination_is_unique(name: str) -> None:
     problem = held_out_sets.PROBLEMS_BY_NAME[name]
     values = sorted(problem.combination_best(c) for c in problem.combinations())
     point = problem.best_point()
@@ -440,14 +390,18 @@ def test_final_best_point_gives_the_optimum_and_the_best_combination_is_unique(n
                 assert observed(problem, dict(point, **{key: moved}))[1] >= values[0] - 1e-12
 
 
-def test_final_the_registry_holds_the_set_with_its_specs_and_group() -> None:
-    assert registry.GROUPS["final_held_out"] == tuple(FINAL_NAMES)
-    for problem in FINAL_PROBLEMS:
+@pytest.mark.parametrize(
+    ("group", "problems", "label"),
+    [("adapt_held_out", ADAPT_PROBLEMS, "adapt held-out"), ("final_held_out", FINAL_PROBLEMS, "final held-out")],
+)
+def test_the_registry_holds_the_set_with_its_specs_and_group(group: str, problems: Sequence[StatedProblem], label: str) -> None:
+    assert registry.GROUPS[group] == tuple(p.name for p in problems)
+    for problem in problems:
         spec, built = registry.SPECS[problem.name], registry.get_problem(problem.name)
         optimum = min(problem.combination_best(c) for c in problem.combinations())
         assert spec.optimum() == optimum and built.optimum == optimum
         assert built.n_combinations == len(problem.combinations()) and built.directions == ("minimize",)
-        assert built.description.startswith(f"[final held-out/{problem.family}] ")
+        assert built.description.startswith(f"[{label}/{problem.family}] ")
         assert spec.combination_keys == problem.combination_keys and spec.noise_sd == problem.max_noise_sd
         assert spec.best_point is not None and spec.best_point() == problem.best_point()
 

@@ -1,11 +1,6 @@
 """Tests of the engineering designs in nested spaces (vpbo_benchmarks/hierarchical_designs.py): each
-combination's stated best
-checked against an independent search of the problem's vectorised value (dense grids polished by
-SciPy, one-dimensional searches joined by the separability they are checked to have, or full
-enumeration of the integers and steps), and what makes each problem hard. Only random trials and
-direct evaluations: no sampler study runs on the held-out sets' problems
-(vpbo_benchmarks/held_out_sets.py).
-"""
+combination's stated best against an independent search (``lab_testing``'s rule of these tests), and
+what makes each problem hard."""
 
 from __future__ import annotations
 
@@ -13,14 +8,8 @@ import numpy as np
 import optuna
 import pytest
 
-from lab_testing import (
-    grid_then_polish,
-    random_study,
-    zoom_minimum,
-)
-from vpbo_benchmarks import (
-    held_out_sets,
-)
+from lab_testing import grid_then_polish, random_study, zoom_minimum
+from vpbo_benchmarks import held_out_sets
 from vpbo_benchmarks import hierarchical_designs as designs
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)

@@ -1,10 +1,6 @@
 """Tests of the integer spaces (vpbo_benchmarks/integer_lattices.py): each combination's stated best
-checked against an independent search of the problem's vectorised value (dense grids polished by
-SciPy, one-dimensional searches joined by the separability they are checked to have, or full
-enumeration of the integers and steps), and what makes each problem hard. Only random trials and
-direct evaluations: no sampler study runs on the held-out sets' problems
-(vpbo_benchmarks/held_out_sets.py).
-"""
+against an independent search (``lab_testing``'s rule of these tests), and what makes each problem
+hard."""
 
 from __future__ import annotations
 
@@ -16,12 +12,8 @@ import optuna
 import pytest
 from scipy.optimize import minimize_scalar
 
-from lab_testing import (
-    observed,
-)
-from vpbo_benchmarks import (
-    held_out_sets,
-)
+from lab_testing import observed
+from vpbo_benchmarks import held_out_sets
 from vpbo_benchmarks import integer_lattices as lattices
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)

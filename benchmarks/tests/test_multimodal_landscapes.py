@@ -1,11 +1,6 @@
 """Tests of the multimodal landscapes (vpbo_benchmarks/multimodal_landscapes.py): each combination's
-stated best
-checked against an independent search of the problem's vectorised value (dense grids polished by
-SciPy, one-dimensional searches joined by the separability they are checked to have, or full
-enumeration of the integers and steps), and what makes each problem hard. Only random trials and
-direct evaluations: no sampler study runs on the held-out sets' problems
-(vpbo_benchmarks/held_out_sets.py).
-"""
+stated best against an independent search (``lab_testing``'s rule of these tests), and what makes
+each problem hard."""
 
 from __future__ import annotations
 
@@ -18,18 +13,8 @@ import optuna
 import pytest
 from scipy.optimize import minimize
 
-from lab_testing import (
-    assert_additive,
-    grid_then_polish,
-    line_block,
-    pick,
-    polish,
-    separable_minimum,
-    slice_of,
-)
-from vpbo_benchmarks import (
-    held_out_sets,
-)
+from lab_testing import assert_additive, grid_then_polish, line_block, pick, polish, separable_minimum, slice_of
+from vpbo_benchmarks import held_out_sets
 from vpbo_benchmarks import multimodal_landscapes as multimodal
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)

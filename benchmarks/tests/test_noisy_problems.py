@@ -1,11 +1,6 @@
 """Tests of the problems with point-dependent noise (vpbo_benchmarks/noisy_problems.py): each
-combination's stated best
-checked against an independent search of the problem's vectorised value (dense grids polished by
-SciPy, one-dimensional searches joined by the separability they are checked to have, or full
-enumeration of the integers and steps), and what makes each problem hard. Only random trials and
-direct evaluations: no sampler study runs on the held-out sets' problems
-(vpbo_benchmarks/held_out_sets.py).
-"""
+combination's stated best against an independent search (``lab_testing``'s rule of these tests), and
+what makes each problem hard."""
 
 from __future__ import annotations
 
@@ -17,15 +12,8 @@ import pytest
 from scipy.stats import skew
 from scipy.stats import t as student_t
 
-from lab_testing import (
-    grid_then_polish,
-    observed,
-    present,
-    two_float_check,
-)
-from vpbo_benchmarks import (
-    held_out_sets,
-)
+from lab_testing import grid_then_polish, observed, present, two_float_check
+from vpbo_benchmarks import held_out_sets
 from vpbo_benchmarks import noisy_problems as noisy
 from vpbo_benchmarks.problem import NOISELESS_ATTR
 

@@ -1,11 +1,6 @@
-"""Tests of the landscapes that categoricals move and reshape
-(vpbo_benchmarks/shifted_landscapes.py): each combination's stated best
-checked against an independent search of the problem's vectorised value (dense grids polished by
-SciPy, one-dimensional searches joined by the separability they are checked to have, or full
-enumeration of the integers and steps), and what makes each problem hard. Only random trials and
-direct evaluations: no sampler study runs on the held-out sets' problems
-(vpbo_benchmarks/held_out_sets.py).
-"""
+"""Tests of the landscapes that categoricals move and reshape (vpbo_benchmarks/shifted_landscapes.py):
+each combination's stated best against an independent search (``lab_testing``'s rule of these
+tests), and what makes each problem hard."""
 
 from __future__ import annotations
 
@@ -16,14 +11,8 @@ import numpy as np
 import optuna
 import pytest
 
-from lab_testing import (
-    best_and_random,
-    random_mean,
-    two_float_check,
-)
-from vpbo_benchmarks import (
-    held_out_sets,
-)
+from lab_testing import best_and_random, random_mean, two_float_check
+from vpbo_benchmarks import held_out_sets
 from vpbo_benchmarks import noisy_problems as noisy
 from vpbo_benchmarks import shifted_landscapes as shifted
 
