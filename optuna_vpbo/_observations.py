@@ -100,7 +100,6 @@ class Observations:
         return COMPLETE_REPEAT_FRACTION if self.encoder.tree.is_flat else SAME_VALUE_FRACTION
 
 
-
 def tree_states(pruned_trials: str) -> tuple[TrialState, ...]:
     """The states of the trials whose parameters shape the search tree: complete and, where the
     model learns from them, pruned (a pruned trial has suggested its parameters before it
@@ -164,4 +163,3 @@ def _imputed_values(
     failed_values = impute_failed_values(complete, len(failed), study.direction)
     reports = reports if pruned_trials == "impute" else []
     return impute_from_reports(complete, reports, study.direction), failed_values
-

@@ -72,8 +72,9 @@ class TrialPipeline:
             return Suggestion(random_design_point(observed, settings.complete_repeats, rng), None, {"phase": "random"})
         designing = observed.n_finished < settings.n_startup_trials
         limit = settings.max_enumerated_combinations
-        n_objectives, n_combinations = len(observed.directions), n_rows(observed.encoder, limit)
-        hypervolume = not designing and uses_hypervolume(settings.multi_objective, n_objectives, n_combinations, limit)
+        hypervolume = not designing and uses_hypervolume(
+            settings.multi_objective, len(observed.directions), n_rows(observed.encoder, limit), limit
+        )
         columns = objective_columns(observed.values, observed.directions, observed.key, hypervolume, rng)
         models = fit_models(self._cache, observed, columns, settings.output_transform, settings.failed_trials, rng)
         candidates = sobol_candidates(observed.encoder.n_numeric, settings.n_candidates, rng)
