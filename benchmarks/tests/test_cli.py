@@ -4,6 +4,7 @@ progress bars, ``report``, ``table`` and ``docs`` on what it stored."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import shutil
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from lab_testing import run_bounded
-from vpbo_benchmarks.cli import KIND_VERBS, build_parser, dispatch, exit_for_missing_module, main
+from vpbo_benchmarks.cli import SECTIONS, build_parser, dispatch, exit_for_missing_module, main
 from vpbo_benchmarks.doc_tables import regenerate_docs
 from vpbo_benchmarks.progress import RunProgress
 from vpbo_benchmarks.report import collect
@@ -108,20 +109,48 @@ def test_module_entry_point_still_works(tmp_path: Path) -> None:
     assert result.returncode == 0 and "list" in result.stdout and "docs" in result.stdout
 
 
-def test_at_most_eight_verbs_each_with_a_help_and_an_example(capsys: pytest.CaptureFixture[str]) -> None:
+def verbs_and_sub_verbs(parser: argparse.ArgumentParser) -> list[str]:
+    """Every verb and sub-verb of ``parser``: its sub-parsers' names, recursively, and any ``--kind``'s choices."""
+    found: list[str] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found += [name, *verbs_and_sub_verbs(sub)]
+        elif "--kind" in action.option_strings:
+            found += list(action.choices or [])
+    return found
+
+
+def test_at_most_eight_verbs_counting_every_sub_verb() -> None:
     parser, _ = build_parser()
-    [verbs] = [action.choices for action in parser._actions if isinstance(action.choices, dict)]
-    assert len(verbs) <= 8
-    for verb in verbs:
+    assert verbs_and_sub_verbs(parser) == ["list", "run", "report", "table", "docs", "overhead"]
+
+
+def test_each_verb_has_a_help_and_an_example(capsys: pytest.CaptureFixture[str]) -> None:
+    parser, _ = build_parser()
+    for verb in verbs_and_sub_verbs(parser):
         try:
             dispatch([verb, "--help"])
         except SystemExit:
             pass
         assert "Example: vpbo-benchmark " in capsys.readouterr().out, verb
-    for verb, (_, _, default, _, _) in KIND_VERBS.items():
-        with pytest.raises(SystemExit):
-            dispatch([verb, "--kind", default, "--help"])
-        assert f"vpbo-benchmark {verb} --kind {default}" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        dispatch(["report", "--help"])
+    report_help = capsys.readouterr().out
+    assert all(f"  {section} " in report_help for section in SECTIONS)
+
+
+def test_an_unknown_section_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        dispatch(["report", "--sections", "envelope,ledgr", "--out", "runs"])
+    assert exit_info.value.code == 2
+    error = capsys.readouterr().err
+    assert "unknown section(s) 'ledgr'; choose from summary, suite, envelope, ledger" in error
+
+
+def test_a_section_without_its_required_option_is_a_clear_error() -> None:
+    with pytest.raises(SystemExit, match="the envelope section needs --candidate"):
+        dispatch(["report", "--sections", "envelope", "--out", "runs", "--problems", "func2c"])
 
 
 @pytest.fixture(scope="module")

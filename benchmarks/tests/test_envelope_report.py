@@ -155,7 +155,7 @@ def test_report_from_stored_runs(tmp_path: Path) -> None:
                 values = [[optimum + gap + 0.01 * seed + 1.0 / (t + 1)] for t in range(60)]
                 append_record(out, {"problem": problem, "sampler": sampler, "seed": seed, "n_trials": 60, "values": values,
                                     "params": [dict(combination)] * 60, "sampler_seconds": [0.0] * 60})
-    cli.dispatch(["report", "--kind", "envelope", "--candidate", "cand", "--out", str(out), "--references", "vpbo-v1,vpbo-v2",
+    cli.dispatch(["report", "--sections", "envelope", "--candidate", "cand", "--out", str(out), "--references", "vpbo-v1,vpbo-v2",
                   "--problems", "shifted_ackley,shifted_levy", "--checkpoints", "25,50", "--copies", "20"])
     text = (out / "ENVELOPE-cand.md").read_text()
     assert "Failing cells: **0 of 8**" in text

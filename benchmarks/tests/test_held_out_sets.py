@@ -151,7 +151,7 @@ def test_fresh_runner_and_suite_report_accept_the_group(tmp_path: Path) -> None:
     append_record(tmp_path, noisy)
     append_record(tmp_path, run_one("stacked_stages", "random", 0, 5))
     report = tmp_path / "fresh.md"
-    cli_main(["report", "--kind", "suite", "--half", "fresh_held_out", "--samplers", "random", "--out", str(tmp_path),
+    cli_main(["report", "--sections", "suite", "--half", "fresh_held_out", "--samplers", "random", "--out", str(tmp_path),
               "--report", str(report), "--checkpoints", "5"])
     text = report.read_text()
     for name in FRESH:

@@ -68,7 +68,7 @@ def test_failing_cells_are_named_per_checkpoint_and_statistic(tmp_path: Path, le
 
 def test_the_written_ledger_has_a_row_per_problem_and_totals(tmp_path: Path, ledger_set: ledger_report.LedgerSet) -> None:
     result = ledger_report.ledger(tmp_path, [ledger_set], n_copies=20)
-    text = ledger_report.write_ledger(tmp_path / "ledger.md", result, "vpbo-benchmark report --kind ledger")
+    text = ledger_report.write_ledger(tmp_path / "ledger.md", result, "vpbo-benchmark report --sections ledger")
     assert text == (tmp_path / "ledger.md").read_text()
     # the last column: the mean value at trial 50 (no optimum) of the defaults (1 + 1/50 + 0.01 x mean seed 2), gp, tpe-auto
     failing = "| none | none | 25 mean, 25 p90, 50 mean, 50 p90 |"

@@ -1,4 +1,4 @@
-"""The repeats report (``vpbo-benchmark report --kind repeats``): repeated configurations counted by hand."""
+"""The repeats report (``vpbo-benchmark report --sections repeats``): repeated configurations counted by hand."""
 
 from __future__ import annotations
 
@@ -28,5 +28,5 @@ def test_rows_and_the_command_from_stored_runs(tmp_path: Path) -> None:
     append_record(tmp_path, knn_record(1, [(4, 1), (5, 1), (5, 1)], [0.3, 0.25, 0.25]))
     (row,) = repeat_rows(tmp_path, ["knn_breast"])
     assert row[:5] == ["knn_breast", "toy", "2", "1.0 (1)", "2.0"]
-    main(["report", "--kind", "repeats", "--out", str(tmp_path), "--problems", "knn_breast"])
+    main(["report", "--sections", "repeats", "--out", str(tmp_path), "--problems", "knn_breast"])
     assert "| knn_breast | toy | 2 | 1.0 (1) | 2.0 |" in (tmp_path / "REPEATS.md").read_text()

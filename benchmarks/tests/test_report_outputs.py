@@ -1,5 +1,5 @@
 """Every report writes only under its ``--out`` (or where ``--report`` / ``--figures`` say): run
-from a scratch folder on a few tiny stored runs, no report kind touches the checkout or the
+from a scratch folder on a few tiny stored runs, no report section touches the checkout or the
 working folder."""
 
 from __future__ import annotations
@@ -33,19 +33,20 @@ def _files(folder: Path) -> set[Path]:
 
 
 REPORTS: dict[str, Sequence[str]] = {
-    "full": [
-        "report", "--kind", "full", "--problems", "hetero_branin,stacked_stages", "--samplers", "random", "--checkpoints", "5",
+    "summary": [
+        "report", "--sections", "summary", "--problems", "hetero_branin,stacked_stages", "--samplers", "random",
+        "--checkpoints", "5",
     ],
-    "suite": ["report", "--kind", "suite", "--half", "fresh_held_out", "--samplers", "random", "--checkpoints", "5"],
-    "envelope": ["report", "--kind", "envelope", "--candidate", "random", "--references", "random,random", "--peers", "random",
-                 "--problems", "hetero_branin,stacked_stages", "--checkpoints", "5", "--copies", "5"],
-    "repeats": ["report", "--kind", "repeats", "--problems", "hetero_branin,stacked_stages"],
-    "ledger": ["report", "--kind", "ledger", "--copies", "5"],
+    "suite": ["report", "--sections", "suite", "--half", "fresh_held_out", "--samplers", "random", "--checkpoints", "5"],
+    "envelope": ["report", "--sections", "envelope", "--candidate", "random", "--references", "random,random",
+                 "--peers", "random", "--problems", "hetero_branin,stacked_stages", "--checkpoints", "5", "--copies", "5"],
+    "repeats": ["report", "--sections", "repeats", "--problems", "hetero_branin,stacked_stages"],
+    "ledger": ["report", "--sections", "ledger", "--copies", "5"],
 }
 
 
-@pytest.mark.parametrize("kind", list(REPORTS))
-def test_a_report_writes_only_under_its_out(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("section", list(REPORTS))
+def test_a_report_writes_only_under_its_out(section: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     runs = tmp_path / "runs"
     for problem in ("hetero_branin", "stacked_stages"):
         append_record(runs, run_one(problem, "random", 0, 5))
@@ -56,8 +57,8 @@ def test_a_report_writes_only_under_its_out(kind: str, tmp_path: Path, monkeypat
     work.mkdir()
     monkeypatch.chdir(work)
     before, stored = _checkout_status(), _files(runs)
-    main([*REPORTS[kind], "--out", str(runs)] + (["--root", str(work)] if kind == "ledger" else []))
+    main([*REPORTS[section], "--out", str(runs)] + (["--root", str(work)] if section == "ledger" else []))
     assert _checkout_status() == before
     assert not _files(work)  # nothing in the working folder
     written = _files(runs) - stored
-    assert written, kind  # the report is under --out
+    assert written, section  # the report is under --out

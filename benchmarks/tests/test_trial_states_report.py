@@ -59,7 +59,7 @@ def test_traces_budget_and_shares_by_hand() -> None:
 def test_report_tables_by_hand(tmp_path: Path) -> None:
     for record in RECORDS:
         append_record(tmp_path, record)
-    main(["report", "--kind", "trial-states", "--out", str(tmp_path), "--half", "tuning", "--samplers", "vpbo,tpe,random",
+    main(["report", "--sections", "trial-states", "--out", str(tmp_path), "--half", "tuning", "--samplers", "vpbo,tpe,random",
           "--checkpoints", "2,5", "--design-trials", "2"])
     text = (tmp_path / "TRIAL-STATES-tuning.md").read_text()
     assert not (tmp_path / "TRIAL-STATES-held-out.md").exists()

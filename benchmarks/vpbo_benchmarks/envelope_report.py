@@ -1,4 +1,4 @@
-"""The envelope report (a candidate against the better of two references): ``vpbo-benchmark report --kind envelope``.
+"""The envelope report (a candidate against the better of two references): ``vpbo-benchmark report --sections envelope``.
 
 A candidate sampler against the better of two references (e.g. ``vpbo-v1`` and ``vpbo-v2``), per
 problem and checkpoint. Definitions (docs/suite.md, "The envelope report", repeats them):

@@ -1,4 +1,4 @@
-"""The ledger (``vpbo-benchmark report --kind ledger``): per problem of every set, the envelope check of
+"""The ledger (``vpbo-benchmark report --sections ledger``): per problem of every set, the envelope check of
 the defaults and of each opt-in that ran on every set, and every sampler's stuck seeds counted in
 one report.
 

@@ -1,4 +1,4 @@
-"""Report of the broad suite: ``python -m vpbo_benchmarks report --kind suite``.
+"""Report of the broad suite: ``python -m vpbo_benchmarks report --sections suite``.
 
 Definitions (docs/suite.md repeats them):
 

@@ -1,4 +1,4 @@
-"""What each kind of trial paid: ``vpbo-benchmark report --kind trial-kinds``.
+"""What each kind of trial paid: ``vpbo-benchmark report --sections trial-kinds``.
 
 The stored runs keep values, not the sampler's diagnostics, so the kinds are replayed from the
 values with the defaults' schedule (the stall safeguard of ``VPBOSettings``, its tolerance in

@@ -1,4 +1,4 @@
-"""Report of the trial-states suite: ``vpbo-benchmark report --kind trial-states``.
+"""Report of the trial-states suite: ``vpbo-benchmark report --sections trial-states``.
 
 Definitions (docs/trial-states.md repeats them):
 
