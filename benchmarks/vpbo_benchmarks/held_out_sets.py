@@ -18,13 +18,17 @@ The tests run only random trials and direct evaluations on them.
   Goldstein-Price, Sandgren's pressure vessel, a compiler-settings cost model, Salomon, Easom),
   :data:`FINAL_MULTIMODAL` the multimodal ones; random tables from
   ``np.random.default_rng(2711 ... 2718)``.
+- ``policy_held_out`` (:data:`POLICY_HELD_OUT`): written before the sampler's search policy (the
+  move a trial makes once a study stalls) was rebuilt: mixed problems on which a study can stall
+  (:mod:`.stall_landscapes`: Schaffer N.2, Eggholder, Trid, Bukin N.6, the sum of different powers,
+  Xin-She Yang N.2, Perm); random tables from ``np.random.default_rng(3101 ... 3107)``.
 
 In every set each combination's best is stated (by construction, a closed form or a bounded
 enumeration), the optimum is the smallest and the best combination unique by more than 0.005; the
 tests check each stated best by an independent search. The problems are defined by what they are,
 in :mod:`.shifted_landscapes`, :mod:`.multimodal_landscapes`, :mod:`.rugged_landscapes`,
 :mod:`.branching_problems`, :mod:`.hierarchical_designs`, :mod:`.integer_lattices`,
-:mod:`.noisy_problems` and :mod:`.plateau_problems`; :mod:`.registry` registers them with every
+:mod:`.noisy_problems`, :mod:`.plateau_problems` and :mod:`.stall_landscapes`; :mod:`.registry` registers them with every
 other family's, and the sets with the other problem sets. The sets are kept apart from the broad
 suite's SUITE_SPECS, so that its TUNING / HELD_OUT rule stays as it was run.
 """
@@ -44,6 +48,15 @@ from vpbo_benchmarks.problem import Problem
 from vpbo_benchmarks.rugged_landscapes import shubert_pairs, weierstrass_grain
 from vpbo_benchmarks.shifted_landscapes import decoy_funnel, hidden_pair, lowrank_valley, rotated_griewank
 from vpbo_benchmarks.specs import ProblemSet, StatedProblem, SuiteSpec, spec_problem, stated_spec
+from vpbo_benchmarks.stall_landscapes import (
+    bukin_branch,
+    eggholder_face,
+    layers_powers,
+    perm_face,
+    schaffer_rings,
+    trid_lattice,
+    xin_she_yang_close,
+)
 
 PROBLEMS_BY_NAME: Mapping[str, StatedProblem] = {
     p.name: p
@@ -54,6 +67,8 @@ PROBLEMS_BY_NAME: Mapping[str, StatedProblem] = {
         beam_hierarchy(), tile_autotune(), noisy_batch(), plateau_steps(),
         shubert_pairs(), weierstrass_grain(), qing_powers(), parity_branches(),
         vessel_hierarchy(), flag_cliffs(), skewed_salomon(), capped_easom(),
+        schaffer_rings(), eggholder_face(), trid_lattice(), bukin_branch(), xin_she_yang_close(), layers_powers(),
+        perm_face(),
     )
 }
 
@@ -98,7 +113,21 @@ FINAL_HELD_OUT = ProblemSet(
     ),
     frozen="2026-11-27",
 )
-HELD_OUT_SETS: tuple[ProblemSet, ...] = (FRESH_HELD_OUT, ADAPT_HELD_OUT, FINAL_HELD_OUT)
+POLICY_HELD_OUT = ProblemSet(
+    name="policy_held_out",
+    problems=(
+        "schaffer_rings", "eggholder_face", "trid_lattice", "bukin_branch", "xin_she_yang_close", "layers_powers",
+        "perm_face",
+    ),
+    rule=(
+        "seven new mixed problems on which a study can stall (a narrow well in a branch that looks bad on a few points, "
+        "a float's minimum on a face of the box, ints on a lattice, several good combinations close in value, two "
+        "conditional spaces), with base functions no other set uses; every combination's best stated; written before "
+        "the sampler's search policy was rebuilt, not to be run by any sampler until it is built; then once, last"
+    ),
+    frozen="2026-12-03",
+)
+HELD_OUT_SETS: tuple[ProblemSet, ...] = (FRESH_HELD_OUT, ADAPT_HELD_OUT, FINAL_HELD_OUT, POLICY_HELD_OUT)
 
 # The roles of the sets' rules: the problems built around a narrow basin or a trap (the concern:
 # seeds that stay stuck), and the multimodal ones.

@@ -1,7 +1,7 @@
 """What the problems with stated optima share (:class:`~.specs.StatedProblem`: the held-out sets'
 problems, in :mod:`.shifted_landscapes`, :mod:`.multimodal_landscapes`, :mod:`.branching_problems`,
-:mod:`.hierarchical_designs`, :mod:`.integer_lattices`, :mod:`.noisy_problems` and
-:mod:`.plateau_problems`): stacking and suggesting parameters, the random tables' building blocks,
+:mod:`.hierarchical_designs`, :mod:`.integer_lattices`, :mod:`.noisy_problems`,
+:mod:`.plateau_problems` and :mod:`.stall_landscapes`): stacking and suggesting parameters, the random tables' building blocks,
 a one-dimensional minimum, the per-level enumeration of an int-only space, and the one shape that
 several problems have (two categoricals that move a landscape over two floats).
 """

@@ -12,7 +12,7 @@
   (:data:`PROBLEM_SETS`, a :class:`~.specs.ProblemSet`) is a group with the rule that chose
   it and the date it was frozen;
 - the held-out sets (:mod:`.held_out_sets`), the problem sets ``fresh_held_out``,
-  ``adapt_held_out`` and ``final_held_out``;
+  ``adapt_held_out``, ``final_held_out`` and ``policy_held_out``;
 - the short-study set (:mod:`.short_studies`: eight mixed problems judged at trials 10-25), the
   problem set ``short_studies``.
 
