@@ -247,6 +247,7 @@ def test_adapt_the_registered_objective_is_the_set_s_objective(name: str) -> Non
 
 
 FINAL_NAMES = [p.name for p in FINAL_PROBLEMS]
+POLICY_NAMES = list(held_out_sets.POLICY_HELD_OUT.problems)
 
 
 # The base functions the lab used before this set (docs/suite.md: the suite, the fresh and the
@@ -371,7 +372,7 @@ def test_random_trials_stay_at_or_above_the_stated_bests(name: str) -> None:
         assert observed(problem, study.trials[0].params, 7)[0] == study.trials[0].value
 
 
-@pytest.mark.parametrize("name", ADAPT_NAMES + FINAL_NAMES)
+@pytest.mark.parametrize("name", ADAPT_NAMES + FINAL_NAMES + POLICY_NAMES)
 def test_best_point_gives_the_optimum_and_the_best_combination_is_unique(name: str) -> None:
     problem = held_out_sets.PROBLEMS_BY_NAME[name]
     values = sorted(problem.combination_best(c) for c in problem.combinations())

@@ -19,7 +19,6 @@ from lab_testing import (
     grid_then_polish,
     line_minimum,
     noiseless_value,
-    observed,
     random_study,
     two_float_check,
     zoom_minimum,
@@ -107,19 +106,6 @@ def test_random_trials_stay_at_or_above_the_stated_bests(name: str) -> None:
         assert combination in bests and value >= bests[combination] - 1e-9
         assert value == pytest.approx(float(problem.value(trial.params)), abs=1e-12)
     assert len({combination_of(t.params, problem.combination_keys) for t in study.trials}) >= min(4, len(bests))
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_best_point_gives_the_optimum_and_the_best_combination_is_unique(name: str) -> None:
-    problem = PROBLEMS[name]
-    values = sorted(problem.combination_best(c) for c in problem.combinations())
-    point = problem.best_point()
-    assert observed(problem, point)[1] == pytest.approx(values[0], abs=1e-9)
-    assert values[1] - values[0] > 0.005
-    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
-    study.enqueue_trial(point)
-    study.optimize(stated_objective(problem), n_trials=1)
-    assert study.trials[0].params == point  # inside the search space
 
 
 # ------------------------------------------------------------------ independent searches of the stated bests
