@@ -314,6 +314,13 @@ def add_report(commands: Subcommands) -> dict[str, Handler]:
         "--references vpbo-v1,vpbo-v2 --peers gp,tpe-auto --problems final_held_out --report /tmp/ENVELOPE-vpbo.md",
         f"sections (--sections, comma-separated; default {','.join(DEFAULT_SECTIONS)}):\n{lines}\n\n",
     )
+    add_common_report_options(parser)
+    add_section_options(parser)
+    return {"report": write_sections}
+
+
+def add_common_report_options(parser: argparse.ArgumentParser) -> None:
+    """The options every section of ``report`` reads."""
     parser.add_argument(
         "--sections", type=sections, default=DEFAULT_SECTIONS, help=f"from {', '.join(SECTIONS)} (default summary)"
     )
@@ -336,6 +343,11 @@ def add_report(commands: Subcommands) -> dict[str, Handler]:
     parser.add_argument(
         "--report", type=Path, default=None, help="the Markdown file (one file-writing section only; default under --out)"
     )
+
+
+def add_section_options(parser: argparse.ArgumentParser) -> None:
+    """The option groups of ``report`` that only their sections read: summary; suite and trial-states;
+    envelope and ledger."""
     summary = parser.add_argument_group("summary")
     summary.add_argument(
         "--n-init", type=int, default=0,
@@ -376,6 +388,11 @@ def add_report(commands: Subcommands) -> dict[str, Handler]:
     )
     envelope.add_argument("--copy-seed", type=int, default=envelope_report.COPY_SEED, help="envelope: the copy's seed")
     envelope.add_argument("--root", type=Path, default=Path("."), help="ledger: the repository root (the stored runs' folders)")
+    add_trial_section_options(parser)
+
+
+def add_trial_section_options(parser: argparse.ArgumentParser) -> None:
+    """The option groups of the trial-kinds and trial-states sections of ``report``."""
     kinds = parser.add_argument_group("trial-kinds")
     kinds.add_argument("--sampler", default="vpbo", help="the stored sampler's name")
     kinds.add_argument("--late", type=int, default=50, help="the second count starts at this trial")
@@ -393,7 +410,6 @@ def add_report(commands: Subcommands) -> dict[str, Handler]:
     states.add_argument(
         "--design-trials", type=int, default=trial_states_report.DESIGN_TRIALS, help="failed share counted from this trial number"
     )
-    return {"report": write_sections}
 
 
 # section: its handler
