@@ -1,15 +1,19 @@
 """What the problems with stated optima share (:class:`~.specs.StatedProblem`: the held-out sets'
-problems, in :mod:`.shifted_landscapes`, :mod:`.multimodal_landscapes`, :mod:`.branching_problems`,
-:mod:`.hierarchical_designs`, :mod:`.integer_lattices`, :mod:`.noisy_problems`,
-:mod:`.plateau_problems` and :mod:`.stall_landscapes`): stacking and suggesting parameters, the random tables' building blocks,
-a one-dimensional minimum, the per-level enumeration of an int-only space, and the one shape that
-several problems have (two categoricals that move a landscape over two floats).
+problems, in :mod:`.shifted_landscapes`, :mod:`.multimodal_landscapes`, :mod:`.rugged_landscapes`,
+:mod:`.branching_problems`, :mod:`.hierarchical_designs`, :mod:`.integer_lattices`,
+:mod:`.noisy_problems`, :mod:`.plateau_problems` and :mod:`.stall_landscapes`): stacking and
+suggesting parameters, the random tables' building blocks, a one-dimensional minimum, the
+per-level enumeration of an int-only space, a log float as a coordinate in [0, 1], and the shapes
+that several problems have: two categoricals that move a landscape over two floats
+(:func:`levels_over_a_plane`), and a named level and a site that set a landscape's offset and
+centre in unit coordinates (:func:`levels_at_sites`).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Sequence
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -48,6 +52,27 @@ def additive_offsets(rng: np.random.Generator, highs: Sequence[float], shape: Se
     for axis, (high, n) in enumerate(zip(highs, shape)):
         total = total + np.expand_dims(rng.uniform(0.0, high, n), [a for a in range(len(shape)) if a != axis])
     return total
+
+
+def site_offsets(
+    rng: np.random.Generator, level_offsets: Sequence[float], site_high: float, pair_high: float, n_sites: int,
+) -> np.ndarray:
+    """The (level, site) offset table, shape (len(level_offsets), n_sites): each level's stated
+    offset plus U(0, site_high) per site plus U(0, pair_high) per (level, site), drawn from ``rng``
+    in that order."""
+    per_site = np.array(level_offsets)[:, None] + rng.uniform(0.0, site_high, n_sites)
+    return per_site + rng.uniform(0.0, pair_high, (len(level_offsets), n_sites))
+
+
+def log_unit(value: Any, low: float) -> Any:
+    """A log float in [low, 1] as a coordinate in [0, 1]: (log10 value - log10 low) / -log10 low
+    (vectorised)."""
+    return (np.log10(np.asarray(value, dtype=float)) - math.log10(low)) / -math.log10(low)
+
+
+def from_log_unit(u: float, low: float) -> float:
+    """The log float in [low, 1] at coordinate ``u`` in [0, 1]: the inverse of :func:`log_unit`."""
+    return float(10.0 ** (math.log10(low) * (1.0 - u)))
 
 
 def one_dimensional_minimum(f: Callable[[Any], Any], low: float, high: float) -> tuple[float, float]:
@@ -101,3 +126,40 @@ def levels_over_a_plane(
 
     return StatedProblem(name, family, suggest, value, keys, combinations, best, best_point, **stated)
 
+
+
+def levels_at_sites(
+    name: str, family: str, key: str, levels: Mapping[str, float], n_sites: int,
+    tables: Callable[[], Mapping[str, np.ndarray]], coordinates: Callable[[Params], np.ndarray],
+    landscape: Callable[[float, np.ndarray, float], Any], point: Callable[[np.ndarray], dict[str, float]],
+    suggest_numeric: Callable[[BaseTrial], dict[str, Any]], **stated: Any,
+) -> StatedProblem:
+    """A problem of a named level (categorical ``key`` over the names of ``levels``, each with a
+    constant) and a ``site`` (categorical 0 .. n_sites - 1) over numeric parameters that
+    ``coordinates`` maps to unit coordinates (last axis). ``tables()`` holds ``offset`` (levels x
+    sites) and ``centre`` (sites x coordinates); the value is ``landscape(offset, coordinates -
+    centre, constant)``, at least the offset and equal to it at the centre (inside the box), so a
+    combination's best is its offset and the optimum the smallest, by enumeration; ``point`` maps a
+    centre back to the numeric parameters, ``suggest_numeric`` suggests them (after the two
+    categoricals). ``stated``: the rest of the :class:`~.specs.StatedProblem` (description,
+    optimum_method, hardness)."""
+    keys, names = (key, "site"), list(levels)
+    choices = [names, range(n_sites)]
+    combinations = functools.partial(product_combinations, keys, choices)
+
+    def value(p: Params) -> Any:
+        t = tables()
+        z = coordinates(p) - t["centre"][p["site"]]
+        return landscape(t["offset"][names.index(p[key]), p["site"]], z, levels[p[key]])
+
+    def best(c: Params) -> float:
+        return float(tables()["offset"][names.index(c[key]), c["site"]])
+
+    def best_point() -> dict[str, Any]:
+        c = min(combinations(), key=best)
+        return {**c, **point(tables()["centre"][c["site"]])}
+
+    def suggest(trial: BaseTrial) -> dict[str, Any]:
+        return {**suggest_levels(trial, keys, choices), **suggest_numeric(trial)}
+
+    return StatedProblem(name, family, suggest, value, keys, combinations, best, best_point, **stated)

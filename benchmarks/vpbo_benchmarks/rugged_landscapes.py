@@ -14,7 +14,11 @@ import numpy as np
 from optuna.trial import BaseTrial
 
 from vpbo_benchmarks.landscape_parts import (
+    from_log_unit,
+    levels_at_sites,
+    log_unit,
     one_dimensional_minimum,
+    site_offsets,
     stack_numeric,
     suggest_floats,
     suggest_levels,
@@ -150,7 +154,7 @@ WG_HEIGHT = 0.6  # the mean of the three coordinates' terms, each in [0, 1], tim
 @functools.cache
 def weierstrass_grain_tables() -> dict[str, np.ndarray]:
     rng = np.random.default_rng(2712)
-    offset = np.array(WG_GRAIN_OFFSET)[:, None] + rng.uniform(0.0, 0.08, WG_N_SITES) + rng.uniform(0.0, 0.03, (3, WG_N_SITES))
+    offset = site_offsets(rng, WG_GRAIN_OFFSET, 0.08, 0.03, WG_N_SITES)
     return {"centre": rng.uniform(0.2, 0.8, (WG_N_SITES, 3)), "offset": offset}
 
 
@@ -165,37 +169,28 @@ def weierstrass_term(z: Any, a: float) -> Any:
 
 def weierstrass_grain_coordinates(p: Params) -> np.ndarray:
     """(x1, x2, (log10 rate + 3) / 3) stacked on a last axis, each in [0, 1]."""
-    rate = (np.log10(np.asarray(p["rate"], dtype=float)) - math.log10(WG_RATE_BOUNDS[0])) / -math.log10(WG_RATE_BOUNDS[0])
+    rate = log_unit(p["rate"], WG_RATE_BOUNDS[0])
     return stack_numeric({**p, "rate_coordinate": rate}, (*WG_FLOATS, "rate_coordinate"))
 
 
-def weierstrass_grain_value(p: Params) -> Any:
-    t = weierstrass_grain_tables()
-    g, s = list(WG_GRAINS).index(p["grain"]), p["site"]
-    z = weierstrass_grain_coordinates(p) - t["centre"][s]
-    return t["offset"][g, s] + WG_HEIGHT * np.mean(weierstrass_term(z, WG_GRAINS[p["grain"]]), axis=-1)
+def weierstrass_grain_landscape(offset: float, z: np.ndarray, a: float) -> Any:
+    """offset + WG_HEIGHT times the mean over the last axis of z's Weierstrass terms of roughness a."""
+    return offset + WG_HEIGHT * np.mean(weierstrass_term(z, a), axis=-1)
+
+
+def weierstrass_grain_point(centre: np.ndarray) -> dict[str, float]:
+    """x1, x2 and the rate at a centre in the unit coordinates."""
+    return {**{n: float(v) for n, v in zip(WG_FLOATS, centre)}, "rate": from_log_unit(float(centre[2]), WG_RATE_BOUNDS[0])}
+
+
+def weierstrass_grain_suggest(trial: BaseTrial) -> dict[str, Any]:
+    return {**suggest_floats(trial, WG_FLOATS, 0.0, 1.0), "rate": trial.suggest_float("rate", *WG_RATE_BOUNDS, log=True)}
 
 
 def weierstrass_grain() -> StatedProblem:
-    keys = ("grain", "site")
-    levels = [list(WG_GRAINS), range(WG_N_SITES)]
-    combinations = functools.partial(product_combinations, keys, levels)
-
-    def best(c: Params) -> float:
-        return float(weierstrass_grain_tables()["offset"][list(WG_GRAINS).index(c["grain"]), c["site"]])
-
-    def best_point() -> dict[str, Any]:
-        c = min(combinations(), key=best)
-        centre = weierstrass_grain_tables()["centre"][c["site"]]
-        rate = 10.0 ** (math.log10(WG_RATE_BOUNDS[0]) * (1.0 - float(centre[2])))
-        return {**c, **{n: float(v) for n, v in zip(WG_FLOATS, centre)}, "rate": rate}
-
-    def suggest(trial: BaseTrial) -> dict[str, Any]:
-        p = suggest_levels(trial, keys, levels)
-        return {**p, **suggest_floats(trial, WG_FLOATS, 0.0, 1.0), "rate": trial.suggest_float("rate", *WG_RATE_BOUNDS, log=True)}
-
-    return StatedProblem(
-        "weierstrass_grain", "multimodal", suggest, weierstrass_grain_value, keys, combinations, best, best_point,
+    return levels_at_sites(
+        "weierstrass_grain", "multimodal", "grain", WG_GRAINS, WG_N_SITES, weierstrass_grain_tables,
+        weierstrass_grain_coordinates, weierstrass_grain_landscape, weierstrass_grain_point, weierstrass_grain_suggest,
         description=(
             "offset + 0.6 mean_i W_a(z_i - c_i) over z = (x1, x2, (log10 rate + 3) / 3) (floats in [0, 1], log float rate in "
             "[1e-3, 1]): W_a Weierstrass's sum_{k<7} a^k (1 + cos(2 pi 3^k (z + 1/2))) / (2 sum a^k), grain (3) sets a = 0.35, "
