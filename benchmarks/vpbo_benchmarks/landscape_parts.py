@@ -3,7 +3,7 @@ problems, in :mod:`.shifted_landscapes`, :mod:`.multimodal_landscapes`, :mod:`.r
 :mod:`.branching_problems`, :mod:`.hierarchical_designs`, :mod:`.integer_lattices`,
 :mod:`.noisy_problems`, :mod:`.plateau_problems` and :mod:`.stall_landscapes`): stacking and
 suggesting parameters, the random tables' building blocks, a one-dimensional minimum, the
-per-level enumeration of an int-only space, a log float as a coordinate in [0, 1], and the shapes
+per-level enumeration of an int-only space (:func:`ints_by_level`), a log float as a coordinate in [0, 1], and the shapes
 that several problems have: two categoricals that move a landscape over two floats
 (:func:`levels_over_a_plane`), and a named level and a site that set a landscape's offset and
 centre in unit coordinates (:func:`levels_at_sites`).
@@ -99,6 +99,33 @@ def best_per_level(
         table[level] = (best, float(value(best)))
     return table
 
+
+def ints_by_level(
+    name: str, family: str, bounds: Mapping[str, tuple[int, int]], level: str, value: Callable[[Params], Any],
+    **stated: Any,
+) -> StatedProblem:
+    """An int-only problem: one int per name of ``bounds`` (inclusive (low, high), suggested in
+    that order), the int ``level`` its combination. A level's best is found once by enumeration of
+    the other ints (:func:`best_per_level`; points in the product order of ``bounds``), the optimum
+    is the best level's. ``stated``: the rest of the :class:`~.specs.StatedProblem` (description,
+    optimum_method, hardness)."""
+    ranges = {k: range(low, high + 1) for k, (low, high) in bounds.items()}
+    combinations = functools.partial(product_combinations, (level,), [ranges[level]])
+
+    def points(v: int) -> list[dict[str, Any]]:
+        return product_combinations(tuple(ranges), [[v] if k == level else r for k, r in ranges.items()])
+
+    @functools.cache
+    def table() -> dict[int, tuple[dict[str, int], float]]:
+        return best_per_level(ranges[level], points, value)
+
+    def suggest(trial: BaseTrial) -> dict[str, Any]:
+        return {k: trial.suggest_int(k, *b) for k, b in bounds.items()}
+
+    return StatedProblem(
+        name, family, suggest, value, (level,), combinations, lambda c: table()[c[level]][1],
+        lambda: dict(min(table().values(), key=lambda pv: pv[1])[0]), **stated,
+    )
 
 def levels_over_a_plane(
     name: str, family: str, keys: tuple[str, str], sizes: tuple[int, int],
