@@ -2,11 +2,12 @@
 problems, in :mod:`.shifted_landscapes`, :mod:`.multimodal_landscapes`, :mod:`.rugged_landscapes`,
 :mod:`.branching_problems`, :mod:`.hierarchical_designs`, :mod:`.integer_lattices`,
 :mod:`.noisy_problems`, :mod:`.plateau_problems` and :mod:`.stall_landscapes`): stacking and
-suggesting parameters, the random tables' building blocks, a one-dimensional minimum, the
-per-level enumeration of an int-only space (:func:`ints_by_level`), a log float as a coordinate in [0, 1], and the shapes
-that several problems have: two categoricals that move a landscape over two floats
-(:func:`levels_over_a_plane`), and a named level and a site that set a landscape's offset and
-centre in unit coordinates (:func:`levels_at_sites`).
+suggesting parameters, the random tables' building blocks, a one-dimensional minimum, a log float
+as a coordinate in [0, 1], and the shapes that several problems have: categoricals that move a
+landscape over floats (:func:`levels_over_floats`; two over two: :func:`levels_over_a_plane`), a
+named level and a site that set a landscape's offset and centre in unit coordinates
+(:func:`levels_at_sites`), and an int-only space searched per level by enumeration
+(:func:`ints_by_level`).
 """
 
 from __future__ import annotations
@@ -127,33 +128,49 @@ def ints_by_level(
         lambda: dict(min(table().values(), key=lambda pv: pv[1])[0]), **stated,
     )
 
+def levels_over_floats(
+    name: str, family: str, keys: Sequence[str], levels: Sequence[Sequence[Any]], floats: Mapping[str, tuple[float, float]],
+    value: Callable[[Params], Any], offset: Callable[[Params], float], argmin: Callable[[Params], Iterable[float]],
+    **stated: Any,
+) -> StatedProblem:
+    """A problem of categoricals (``keys``, over ``levels``) that move and reshape a landscape over
+    floats (``floats``: name -> (low, high), suggested after the categoricals, in that order):
+    ``value`` is at least ``offset(combination)``, reached at ``argmin(combination)`` (one value
+    per float, in the order of ``floats``, inside the bounds), so a combination's best is its
+    offset and the optimum the smallest, by enumeration. ``stated``: the rest of the
+    :class:`~.specs.StatedProblem` (description, optimum_method, hardness, noise)."""
+    keys = tuple(keys)
+    combinations = functools.partial(product_combinations, keys, levels)
+
+    def best_point() -> dict[str, Any]:
+        c = min(combinations(), key=offset)
+        return {**c, **{n: float(v) for n, v in zip(floats, argmin(c))}}
+
+    def suggest(trial: BaseTrial) -> dict[str, Any]:
+        return {**suggest_levels(trial, keys, levels), **{n: trial.suggest_float(n, *b) for n, b in floats.items()}}
+
+    return StatedProblem(name, family, suggest, value, keys, combinations, offset, best_point, **stated)
+
+
 def levels_over_a_plane(
     name: str, family: str, keys: tuple[str, str], sizes: tuple[int, int],
     bounds: tuple[tuple[float, float], tuple[float, float]], value: Callable[[Params], Any],
     offset: Callable[[int, int], float], argmin: Callable[[int, int], np.ndarray], **stated: Any,
 ) -> StatedProblem:
-    """A problem of two categoricals (``keys``, levels 0 .. size - 1) that move and reshape a
-    landscape over two floats x1, x2 (``bounds``): ``value`` is at least ``offset(level, level)``,
-    reached at ``argmin(level, level)`` inside the bounds, so a combination's best is its offset
-    and the optimum the smallest, by enumeration. ``stated``: the rest of the
-    :class:`~.specs.StatedProblem` (description, optimum_method, hardness, noise)."""
-    combinations = functools.partial(product_combinations, keys, [range(n) for n in sizes])
+    """:func:`levels_over_floats` of two categoricals (``keys``, levels 0 .. size - 1) over two
+    floats x1, x2 (``bounds``): ``offset(level, level)`` and ``argmin(level, level)`` of the two
+    categoricals' levels. ``stated``: the rest of the :class:`~.specs.StatedProblem`
+    (description, optimum_method, hardness, noise)."""
 
     def best(c: Params) -> float:
         return offset(c[keys[0]], c[keys[1]])
 
-    def best_point() -> dict[str, Any]:
-        c = min(combinations(), key=best)
-        x = argmin(c[keys[0]], c[keys[1]])
-        return {**c, "x1": float(x[0]), "x2": float(x[1])}
+    def best_x(c: Params) -> np.ndarray:
+        return argmin(c[keys[0]], c[keys[1]])
 
-    def suggest(trial: BaseTrial) -> dict[str, Any]:
-        p = suggest_levels(trial, keys, [range(n) for n in sizes])
-        return {**p, "x1": trial.suggest_float("x1", *bounds[0]), "x2": trial.suggest_float("x2", *bounds[1])}
-
-    return StatedProblem(name, family, suggest, value, keys, combinations, best, best_point, **stated)
-
-
+    levels = [range(n) for n in sizes]
+    floats = {"x1": bounds[0], "x2": bounds[1]}
+    return levels_over_floats(name, family, keys, levels, floats, value, best, best_x, **stated)
 
 def levels_at_sites(
     name: str, family: str, key: str, levels: Mapping[str, float], n_sites: int,

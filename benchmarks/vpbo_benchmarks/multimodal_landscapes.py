@@ -18,10 +18,10 @@ from scipy.optimize import minimize_scalar
 from vpbo_benchmarks.landscape_parts import (
     GRID_POINTS,
     additive_offsets,
+    levels_over_floats,
     random_rotation,
     stack_numeric,
     suggest_floats,
-    suggest_levels,
 )
 from vpbo_benchmarks.specs import Params, StatedProblem, product_combinations
 
@@ -65,24 +65,16 @@ def peak_field_value(p: Params) -> Any:
 
 
 def peak_field() -> StatedProblem:
-    keys = ("layout", "focus", "lens")
-    levels = [range(PF_LAYOUTS), range(PF_FOCI), range(len(PF_LENS_MASKS))]
-    combinations = functools.partial(product_combinations, keys, levels)
-
     def best(c: Params) -> float:
         return float(peak_field_tables()["offset"][c["layout"], c["focus"], c["lens"]])
 
-    def best_point() -> dict[str, Any]:
-        c = min(combinations(), key=best)
+    def tallest_centre(c: Params) -> np.ndarray:
         t = peak_field_tables()
-        y = t["position"][c["layout"], t["tallest"][c["layout"], c["focus"]]]
-        return {**c, **{n: float(v) for n, v in zip(PF_FLOATS, y)}}
+        return t["position"][c["layout"], t["tallest"][c["layout"], c["focus"]]]
 
-    def suggest(trial: BaseTrial) -> dict[str, Any]:
-        return {**suggest_levels(trial, keys, levels), **suggest_floats(trial, PF_FLOATS, 0.0, 1.0)}
-
-    return StatedProblem(
-        "peak_field", "multimodal", suggest, peak_field_value, keys, combinations, best, best_point,
+    return levels_over_floats(
+        "peak_field", "multimodal", ("layout", "focus", "lens"), [range(PF_LAYOUTS), range(PF_FOCI), range(len(PF_LENS_MASKS))],
+        dict.fromkeys(PF_FLOATS, (0.0, 1.0)), peak_field_value, best, tallest_centre,
         description=(
             "1 - max_j h_j exp(-|R_j^T m (x - y_j)|^2_sd / 2) + offset over 4 floats in [0, 1]: 7 rotated anisotropic Gaussian "
             "peaks per layout (3), focus (3) makes one of them the tallest (height 1, sd 0.16; the others 0.5-0.85, sd "
@@ -152,25 +144,18 @@ def michalewicz_gates_value(p: Params) -> Any:
 
 
 def michalewicz_gates() -> StatedProblem:
-    keys = ("order", "steep")
-    levels = [range(MG_N_ORDERS), range(len(MG_STEEPNESS))]
-    combinations = functools.partial(product_combinations, keys, levels)
-
     def best(c: Params) -> float:
         t = michalewicz_gates_tables()
         top = sum(michalewicz_term_max(float(f), MG_STEEPNESS[c["steep"]])[1] for f in MG_FREQUENCIES)
         return float(t["offset"][c["order"], c["steep"]] + MG_STEEP_OFFSET[c["steep"]] + MG_HEIGHT * (len(MG_FLOATS) - top))
 
-    def best_point() -> dict[str, Any]:
-        c = min(combinations(), key=best)
+    def best_x(c: Params) -> list[float]:
         order = michalewicz_gates_tables()["order"][c["order"]]
-        return {**c, **{n: michalewicz_term_max(float(f), MG_STEEPNESS[c["steep"]])[0] for n, f in zip(MG_FLOATS, order)}}
+        return [michalewicz_term_max(float(f), MG_STEEPNESS[c["steep"]])[0] for f in order]
 
-    def suggest(trial: BaseTrial) -> dict[str, Any]:
-        return {**suggest_levels(trial, keys, levels), **suggest_floats(trial, MG_FLOATS, *MG_BOUNDS)}
-
-    return StatedProblem(
-        "michalewicz_gates", "multimodal", suggest, michalewicz_gates_value, keys, combinations, best, best_point,
+    return levels_over_floats(
+        "michalewicz_gates", "multimodal", ("order", "steep"), [range(MG_N_ORDERS), range(len(MG_STEEPNESS))],
+        dict.fromkeys(MG_FLOATS, MG_BOUNDS), michalewicz_gates_value, best, best_x,
         description=(
             "offset + 0.25 (4 - sum_k sin(x_k) sin(i_k x_k^2 / pi)^(2m)) over 4 floats in [0, pi] (Michalewicz, shifted to be >= "
             "0): order (4) assigns the frequencies i = 2, 3, 5, 7 to the floats, steep (3) sets m = 2, 5 or 10"

@@ -16,14 +16,14 @@ from optuna.trial import BaseTrial
 from vpbo_benchmarks.landscape_parts import (
     from_log_unit,
     levels_at_sites,
+    levels_over_floats,
     log_unit,
     one_dimensional_minimum,
     site_offsets,
     stack_numeric,
     suggest_floats,
-    suggest_levels,
 )
-from vpbo_benchmarks.specs import Params, StatedProblem, product_combinations
+from vpbo_benchmarks.specs import Params, StatedProblem
 
 # --------------------------------------------------------------------------------------------
 # shubert_pairs: Shubert's products on two pairs of floats; pairing couples, window crops, sign flips
@@ -99,27 +99,21 @@ def shubert_pair_best(window: str, sign: float, a: int, b: int) -> tuple[float, 
     return min(corners)
 
 
+def shubert_pairs_best(c: Params) -> tuple[float, dict[str, float]]:
+    """(a combination's best value, the floats where it is reached): its offset plus each pair's
+    least term, at the pair's corner (:func:`shubert_pair_best`)."""
+    value, point = float(shubert_pairs_tables()["offset"][_sp_index(c)]), dict[str, float]()
+    for a, b in SP_PAIRINGS[c["pairing"]]:
+        term, xa, xb = shubert_pair_best(c["window"], SP_SIGNS[c["sign"]], a, b)
+        value, point = value + term, {**point, SP_FLOATS[a]: xa, SP_FLOATS[b]: xb}
+    return value, point
+
+
 def shubert_pairs() -> StatedProblem:
-    keys = ("pairing", "window", "sign")
-    levels = [list(SP_PAIRINGS), list(SP_WINDOWS), list(SP_SIGNS)]
-    combinations = functools.partial(product_combinations, keys, levels)
-
-    def best_of(c: Params) -> tuple[float, dict[str, float]]:
-        value, point = float(shubert_pairs_tables()["offset"][_sp_index(c)]), dict[str, float]()
-        for a, b in SP_PAIRINGS[c["pairing"]]:
-            term, xa, xb = shubert_pair_best(c["window"], SP_SIGNS[c["sign"]], a, b)
-            value, point = value + term, {**point, SP_FLOATS[a]: xa, SP_FLOATS[b]: xb}
-        return value, point
-
-    def best_point() -> dict[str, Any]:
-        c = min(combinations(), key=lambda q: best_of(q)[0])
-        return {**c, **dict(sorted(best_of(c)[1].items()))}
-
-    def suggest(trial: BaseTrial) -> dict[str, Any]:
-        return {**suggest_levels(trial, keys, levels), **suggest_floats(trial, SP_FLOATS, 0.0, 1.0)}
-
-    return StatedProblem(
-        "shubert_pairs", "multimodal", suggest, shubert_pairs_value, keys, combinations, lambda c: best_of(c)[0], best_point,
+    return levels_over_floats(
+        "shubert_pairs", "multimodal", ("pairing", "window", "sign"), [list(SP_PAIRINGS), list(SP_WINDOWS), list(SP_SIGNS)],
+        dict.fromkeys(SP_FLOATS, (0.0, 1.0)), shubert_pairs_value, lambda c: shubert_pairs_best(c)[0],
+        lambda c: [shubert_pairs_best(c)[1][n] for n in SP_FLOATS],
         description=(
             "offset + sum over two pairs (a, b) of 0.5 (s g(z_a) g(z_b) + G^2) / (2 G^2) over 4 floats in [0, 1]: g Shubert's "
             "factor sum_j j cos((j + 1) z + j), G its maximum 14.508; pairing (3) decides which floats multiply, window (3) "

@@ -21,6 +21,7 @@ from optuna.trial import BaseTrial
 from vpbo_benchmarks.landscape_parts import (
     additive_offsets,
     levels_over_a_plane,
+    levels_over_floats,
     one_dimensional_minimum,
     stack_numeric,
     suggest_floats,
@@ -259,22 +260,15 @@ def xin_she_yang_close_value(p: Params) -> Any:
 
 
 def xin_she_yang_close() -> StatedProblem:
-    levels = [range(n) for n in XC_SIZES]
-
     def best(c: Params) -> float:
         return float(xin_she_yang_close_tables()["offset"][tuple(c[k] for k in XC_KEYS)])
 
-    def best_point() -> dict[str, Any]:
-        c = min(product_combinations(XC_KEYS, levels), key=best)
-        centre = xin_she_yang_close_tables()["centre"][tuple(c[k] for k in XC_KEYS)]
-        return {**c, **{k: float(v) for k, v in zip(XC_FLOATS, centre)}}
+    def centre(c: Params) -> np.ndarray:
+        return xin_she_yang_close_tables()["centre"][tuple(c[k] for k in XC_KEYS)]
 
-    def suggest(trial: BaseTrial) -> dict[str, Any]:
-        return {**suggest_levels(trial, XC_KEYS, levels), **suggest_floats(trial, XC_FLOATS, -6.0, 6.0)}
-
-    return StatedProblem(
-        "xin_she_yang_close", "close", suggest, xin_she_yang_close_value, XC_KEYS,
-        functools.partial(product_combinations, XC_KEYS, levels), best, best_point,
+    return levels_over_floats(
+        "xin_she_yang_close", "close", XC_KEYS, [range(n) for n in XC_SIZES], dict.fromkeys(XC_FLOATS, (-6.0, 6.0)),
+        xin_she_yang_close_value, best, centre,
         description="Xin-She Yang N.2 of 3 floats, moved by 3 categoricals (3 x 3 x 2) whose offsets are 0.011 apart",
         optimum_method="by construction: the function's only zero at each combination's centre, plus the offset",
         hardness="18 combinations within 0.19 of each other, each a rugged, kinked landscape",
