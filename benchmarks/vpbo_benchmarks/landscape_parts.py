@@ -76,19 +76,21 @@ def from_log_unit(u: float, low: float) -> float:
     return float(10.0 ** (math.log10(low) * (1.0 - u)))
 
 
-def one_dimensional_minimum(f: Callable[[Any], Any], low: float, high: float) -> tuple[float, float]:
+def one_dimensional_minimum(
+    f: Callable[[Any], Any], low: float, high: float, xatol: float = 1e-13, keep_grid: bool = True,
+) -> tuple[float, float]:
     """(argmin, min) of the vectorised f on [low, high]: a GRID_POINTS grid, then bounded Brent
-    within one grid step of its best point (the grid's best kept if Brent does worse)."""
+    (to ``xatol``) within one grid step of its best point, clipped to [low, high]. The grid's best
+    is kept where Brent does worse if ``keep_grid``; otherwise Brent's point is returned."""
     grid = np.linspace(low, high, GRID_POINTS)
     values = f(grid)
     i = int(np.argmin(values))
     step = grid[1] - grid[0]
     result = minimize_scalar(lambda v: float(f(v)), bounds=(max(low, grid[i] - step), min(high, grid[i] + step)),
-                             method="bounded", options={"xatol": 1e-13})
-    if float(result.fun) < float(values[i]):
+                             method="bounded", options={"xatol": xatol})
+    if not keep_grid or float(result.fun) < float(values[i]):
         return float(result.x), float(result.fun)
     return float(grid[i]), float(values[i])
-
 
 def best_per_level(
     levels: Iterable[int], points: Callable[[int], Iterable[dict[str, int]]], value: Callable[[Params], Any],

@@ -13,12 +13,11 @@ from typing import Any
 
 import numpy as np
 from optuna.trial import BaseTrial
-from scipy.optimize import minimize_scalar
 
 from vpbo_benchmarks.landscape_parts import (
-    GRID_POINTS,
     additive_offsets,
     levels_over_floats,
+    one_dimensional_minimum,
     random_rotation,
     stack_numeric,
     suggest_floats,
@@ -124,16 +123,11 @@ def michalewicz_term(x: Any, frequency: float, m: int) -> Any:
 
 @functools.cache
 def michalewicz_term_max(frequency: float, m: int) -> tuple[float, float]:
-    """(argmax, max) of one term on [0, pi]: a GRID_POINTS grid, then bounded Brent around the best.
-    Unlike :func:`~.landscape_parts.one_dimensional_minimum`, Brent's point is kept even where it
-    is no better than the grid's (at x = pi / 2 for i = 2): the stated best point was written so."""
-    grid = np.linspace(*MG_BOUNDS, GRID_POINTS)
-    start = float(grid[np.argmax(michalewicz_term(grid, frequency, m))])
-    step = grid[1] - grid[0]
-    result = minimize_scalar(lambda v: -float(michalewicz_term(v, frequency, m)), bounds=(start - step, start + step),
-                             method="bounded", options={"xatol": 1e-13})
-    return float(result.x), -float(result.fun)
-
+    """(argmax, max) of one term on [0, pi] (:func:`~.landscape_parts.one_dimensional_minimum` of
+    its negative), Brent's point kept even where it is no better than the grid's (at x = pi / 2
+    for i = 2): the stated best point was written so."""
+    x, negative = one_dimensional_minimum(lambda v: -michalewicz_term(v, frequency, m), *MG_BOUNDS, keep_grid=False)
+    return x, -negative
 
 def michalewicz_gates_value(p: Params) -> Any:
     t = michalewicz_gates_tables()
