@@ -16,8 +16,9 @@ from optuna.trial import BaseTrial
 
 from vpbo_benchmarks.landscape_parts import (
     ints_by_level,
+    levels_with_bests,
 )
-from vpbo_benchmarks.specs import Params, StatedProblem, product_combinations
+from vpbo_benchmarks.specs import Params, StatedProblem
 
 # --------------------------------------------------------------------------------------------
 # tilted_lattice (int_log): a tilted ill-conditioned quadratic on an integer lattice, a log int
@@ -107,15 +108,9 @@ def _tilted_lattice_suggest(trial: BaseTrial) -> dict[str, Any]:
 
 
 def tilted_lattice() -> StatedProblem:
-    keys = ("scheme",)
-    combinations = functools.partial(product_combinations, keys, [range(TL_N_SCHEMES)])
-
-    def best(c: Params) -> float:
-        return tilted_lattice_best(c["scheme"])[1]
-
-    return StatedProblem(
-        "tilted_lattice", "int_log", _tilted_lattice_suggest, tilted_lattice_value, keys, combinations, best,
-        lambda: dict(min((tilted_lattice_best(s) for s in range(TL_N_SCHEMES)), key=lambda pv: pv[1])[0]),
+    return levels_with_bests(
+        "tilted_lattice", "int_log", "scheme", range(TL_N_SCHEMES), _tilted_lattice_suggest, tilted_lattice_value,
+        tilted_lattice_best,
         description=(
             "scheme categorical (4); ints k1, k2 in [0, 30] under a tilted quadratic of condition number 15 centred off the "
             "lattice; log int n in [1, 4096] with a target 2^t, t not an integer; log float alpha in [1e-6, 1] with a cosine "

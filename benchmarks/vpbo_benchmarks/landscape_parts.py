@@ -6,8 +6,9 @@ suggesting parameters, the random tables' building blocks, a one-dimensional min
 as a coordinate in [0, 1], and the shapes that several problems have: categoricals that move a
 landscape over floats (:func:`levels_over_floats`; two over two: :func:`levels_over_a_plane`), a
 named level and a site that set a landscape's offset and centre in unit coordinates
-(:func:`levels_at_sites`), and an int-only space searched per level by enumeration
-(:func:`ints_by_level`).
+(:func:`levels_at_sites`), and one parameter whose levels have stated bests
+(:func:`levels_with_bests`; an int-only space searched per level by enumeration:
+:func:`ints_by_level`).
 """
 
 from __future__ import annotations
@@ -103,17 +104,31 @@ def best_per_level(
     return table
 
 
+def levels_with_bests(
+    name: str, family: str, key: str, levels: Sequence[Any], suggest: Callable[[BaseTrial], dict[str, Any]],
+    value: Callable[[Params], Any], level_best: Callable[[Any], tuple[dict[str, Any], float]], **stated: Any,
+) -> StatedProblem:
+    """A problem whose combination is the one parameter ``key`` over ``levels``: ``level_best(level)``
+    is a level's (best point, best value), the optimum the best level's (the first of equal ones,
+    in the order of ``levels``). ``stated``: the rest of the :class:`~.specs.StatedProblem`
+    (description, optimum_method, hardness)."""
+    combinations = functools.partial(product_combinations, (key,), [levels])
+    return StatedProblem(
+        name, family, suggest, value, (key,), combinations, lambda c: level_best(c[key])[1],
+        lambda: dict(min((level_best(v) for v in levels), key=lambda pv: pv[1])[0]), **stated,
+    )
+
+
 def ints_by_level(
     name: str, family: str, bounds: Mapping[str, tuple[int, int]], level: str, value: Callable[[Params], Any],
     **stated: Any,
 ) -> StatedProblem:
-    """An int-only problem: one int per name of ``bounds`` (inclusive (low, high), suggested in
-    that order), the int ``level`` its combination. A level's best is found once by enumeration of
-    the other ints (:func:`best_per_level`; points in the product order of ``bounds``), the optimum
-    is the best level's. ``stated``: the rest of the :class:`~.specs.StatedProblem` (description,
+    """:func:`levels_with_bests` of an int-only space: one int per name of ``bounds`` (inclusive
+    (low, high), suggested in that order), the int ``level`` its combination, a level's best found
+    once by enumeration of the other ints (:func:`best_per_level`; points in the product order of
+    ``bounds``). ``stated``: the rest of the :class:`~.specs.StatedProblem` (description,
     optimum_method, hardness)."""
     ranges = {k: range(low, high + 1) for k, (low, high) in bounds.items()}
-    combinations = functools.partial(product_combinations, (level,), [ranges[level]])
 
     def points(v: int) -> list[dict[str, Any]]:
         return product_combinations(tuple(ranges), [[v] if k == level else r for k, r in ranges.items()])
@@ -125,10 +140,7 @@ def ints_by_level(
     def suggest(trial: BaseTrial) -> dict[str, Any]:
         return {k: trial.suggest_int(k, *b) for k, b in bounds.items()}
 
-    return StatedProblem(
-        name, family, suggest, value, (level,), combinations, lambda c: table()[c[level]][1],
-        lambda: dict(min(table().values(), key=lambda pv: pv[1])[0]), **stated,
-    )
+    return levels_with_bests(name, family, level, ranges[level], suggest, value, lambda v: table()[v], **stated)
 
 def levels_over_floats(
     name: str, family: str, keys: Sequence[str], levels: Sequence[Sequence[Any]], floats: Mapping[str, tuple[float, float]],

@@ -17,12 +17,13 @@ from optuna.trial import BaseTrial
 from vpbo_benchmarks.landscape_parts import (
     additive_offsets,
     levels_over_floats,
+    levels_with_bests,
     one_dimensional_minimum,
     random_rotation,
     stack_numeric,
     suggest_floats,
 )
-from vpbo_benchmarks.specs import Params, StatedProblem, product_combinations
+from vpbo_benchmarks.specs import Params, StatedProblem
 
 # --------------------------------------------------------------------------------------------
 # peak_field: Gallagher's Gaussian peaks; layout picks the peaks, focus the tallest, lens the floats that matter
@@ -217,22 +218,18 @@ def compact_foxholes_value(p: Params) -> Any:
 
 
 def compact_foxholes() -> StatedProblem:
-    combinations = functools.partial(product_combinations, ("level",), [range(1, len(FH_LEVEL_DEPTH) + 1)])
-
-    def best(c: Params) -> float:
-        return 1.0 - FH_LEVEL_DEPTH[c["level"] - 1]
-
-    def best_point() -> dict[str, Any]:
+    def level_best(level: int) -> tuple[dict[str, Any], float]:
         a = compact_foxholes_tables()["best"]
-        level = min(combinations(), key=best)["level"]
-        return {"level": level, "k": round(float(a[3]) * FH_K_MAX), **{n: float(v) for n, v in zip(FH_FLOATS, a)}}
+        point = {"level": level, "k": round(float(a[3]) * FH_K_MAX), **{n: float(v) for n, v in zip(FH_FLOATS, a)}}
+        return point, 1.0 - FH_LEVEL_DEPTH[level - 1]
 
     def suggest(trial: BaseTrial) -> dict[str, Any]:
         p = {"level": trial.suggest_int("level", 1, len(FH_LEVEL_DEPTH)), "k": trial.suggest_int("k", 0, FH_K_MAX)}
         return {**p, **suggest_floats(trial, FH_FLOATS, 0.0, 1.0)}
 
-    return StatedProblem(
-        "compact_foxholes", "numeric", suggest, compact_foxholes_value, ("level",), combinations, best, best_point,
+    return levels_with_bests(
+        "compact_foxholes", "numeric", "level", range(1, len(FH_LEVEL_DEPTH) + 1), suggest, compact_foxholes_value,
+        level_best,
         description=(
             "no categoricals: floats x1-x3 in [0, 1] and int k in [0, 16] (coordinate k / 16) under 1 + 0.25 min(|z - a|^2, |z - "
             "b|^2 + 0.04) - sum of Wendland C2 holes: 8 decoys (depth 0.35-0.6, radius 0.18-0.3, disjoint) and the best hole at "
@@ -299,21 +296,16 @@ def qing_argmin(i: int) -> float:
 
 
 def qing_powers() -> StatedProblem:
-    combinations = functools.partial(product_combinations, ("power",), [range(1, len(QP_EXPONENTS) + 1)])
-
-    def best(c: Params) -> float:
-        return float(qing_powers_tables()["offset"][c["power"] - 1])
-
-    def best_point() -> dict[str, Any]:
-        power = min(combinations(), key=best)["power"]
-        return {"power": power, "k": int(qing_argmin(4)), **{n: qing_argmin(i) for i, n in enumerate(QP_FLOATS, start=1)}}
+    def level_best(power: int) -> tuple[dict[str, Any], float]:
+        point = {"power": power, "k": int(qing_argmin(4)), **{n: qing_argmin(i) for i, n in enumerate(QP_FLOATS, start=1)}}
+        return point, float(qing_powers_tables()["offset"][power - 1])
 
     def suggest(trial: BaseTrial) -> dict[str, Any]:
         p = {"power": trial.suggest_int("power", 1, len(QP_EXPONENTS)), "k": trial.suggest_int("k", *QP_K_BOUNDS)}
         return {**p, **suggest_floats(trial, QP_FLOATS, *QP_FLOAT_BOUNDS)}
 
-    return StatedProblem(
-        "qing_powers", "numeric", suggest, qing_powers_value, ("power",), combinations, best, best_point,
+    return levels_with_bests(
+        "qing_powers", "numeric", "power", range(1, len(QP_EXPONENTS) + 1), suggest, qing_powers_value, level_best,
         description=(
             "no categoricals: floats x1-x3 in [-2.5, 2.5] and int k in [-6, 6] (coordinate k / 2), z = that minus a shift; "
             "offset + mean_i [0.8 log(1 + (|z_i^2 - i| / i)^e) + 0.05 ((t_i z_i - sqrt i) / (2 sqrt i))^2]: Qing's minima at "
