@@ -66,6 +66,11 @@ def site_offsets(
     return per_site + rng.uniform(0.0, pair_high, (len(level_offsets), n_sites))
 
 
+def stated_offsets(rng: np.random.Generator, rows: Sequence[float], cols: Sequence[float], pair_high: float) -> np.ndarray:
+    """The offset table of two categoricals, shape (len(rows), len(cols)): each row's and each
+    column's stated offset plus U(0, pair_high) per (row, column), drawn from ``rng``."""
+    return np.array(rows)[:, None] + np.array(cols) + rng.uniform(0.0, pair_high, (len(rows), len(cols)))
+
 def log_unit(value: Any, low: float) -> Any:
     """A log float in [low, 1] as a coordinate in [0, 1]: (log10 value - log10 low) / -log10 low
     (vectorised)."""
