@@ -71,6 +71,7 @@ def stated_offsets(rng: np.random.Generator, rows: Sequence[float], cols: Sequen
     column's stated offset plus U(0, pair_high) per (row, column), drawn from ``rng``."""
     return np.array(rows)[:, None] + np.array(cols) + rng.uniform(0.0, pair_high, (len(rows), len(cols)))
 
+
 def log_unit(value: Any, low: float) -> Any:
     """A log float in [low, 1] as a coordinate in [0, 1]: (log10 value - log10 low) / -log10 low
     (vectorised)."""
@@ -97,6 +98,7 @@ def one_dimensional_minimum(
     if not keep_grid or float(result.fun) < float(values[i]):
         return float(result.x), float(result.fun)
     return float(grid[i]), float(values[i])
+
 
 def best_per_level(
     levels: Iterable[int], points: Callable[[int], Iterable[dict[str, int]]], value: Callable[[Params], Any],
@@ -147,6 +149,7 @@ def ints_by_level(
 
     return levels_with_bests(name, family, level, ranges[level], suggest, value, lambda v: table()[v], **stated)
 
+
 def levels_over_floats(
     name: str, family: str, keys: Sequence[str], levels: Sequence[Sequence[Any]], floats: Mapping[str, tuple[float, float]],
     value: Callable[[Params], Any], offset: Callable[[Params], float], argmin: Callable[[Params], Iterable[float]],
@@ -190,6 +193,7 @@ def levels_over_a_plane(
     levels = [range(n) for n in sizes]
     floats = {"x1": bounds[0], "x2": bounds[1]}
     return levels_over_floats(name, family, keys, levels, floats, value, best, best_x, **stated)
+
 
 def levels_at_sites(
     name: str, family: str, key: str, levels: Mapping[str, float], n_sites: int,

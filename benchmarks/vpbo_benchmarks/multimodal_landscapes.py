@@ -130,6 +130,7 @@ def michalewicz_term_max(frequency: float, m: int) -> tuple[float, float]:
     x, negative = one_dimensional_minimum(lambda v: -michalewicz_term(v, frequency, m), *MG_BOUNDS, keep_grid=False)
     return x, -negative
 
+
 def michalewicz_gates_value(p: Params) -> Any:
     t = michalewicz_gates_tables()
     m = MG_STEEPNESS[p["steep"]]

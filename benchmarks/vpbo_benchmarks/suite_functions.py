@@ -68,6 +68,7 @@ def one_dimensional_minimum(term: str) -> tuple[float, float]:
         lambda v: function(np.array(v)), low, high, xatol=1e-12, keep_grid=False,
     )
 
+
 def schwefel(z: np.ndarray) -> np.ndarray:
     """Schwefel: sum(-z sin(sqrt|z|)) minus its minimum, so minimum 0 at z_i = 420.9687..."""
     z = np.asarray(z, dtype=float)
