@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -48,12 +49,27 @@ def random_rotation(rng: np.random.Generator) -> np.ndarray:
     return np.linalg.qr(rng.standard_normal((4, 4)))[0]
 
 
-def additive_offsets(rng: np.random.Generator, highs: Sequence[float], shape: Sequence[int], interaction: float) -> np.ndarray:
-    """Additive per-level offsets U(0, high) for each categorical plus an interaction table U(0, interaction)."""
-    total = rng.uniform(0.0, interaction, tuple(shape))
-    for axis, (high, n) in enumerate(zip(highs, shape)):
-        total = total + np.expand_dims(rng.uniform(0.0, high, n), [a for a in range(len(shape)) if a != axis])
-    return total
+def additive_offsets(
+    rng: np.random.Generator, highs: Sequence[float | None], shape: Sequence[int], interaction: float,
+    interaction_last: bool = False,
+) -> np.ndarray:
+    """The offset table of categoricals with ``shape`` levels: per-level offsets U(0, high) for
+    each categorical (none where its high is None) plus an interaction table U(0, interaction).
+    The interaction table is drawn from ``rng`` first and each categorical's offsets are added to
+    it in turn; with ``interaction_last``, the per-level offsets are drawn and summed first, in
+    the categoricals' order, and the interaction table drawn and added last."""
+    shape = tuple(shape)
+
+    def per_level(axis: int, high: float) -> np.ndarray:
+        return np.expand_dims(rng.uniform(0.0, high, shape[axis]), [a for a in range(len(shape)) if a != axis])
+
+    if not interaction_last:
+        total = rng.uniform(0.0, interaction, shape)
+        for axis, high in enumerate(highs):
+            total = total if high is None else total + per_level(axis, high)
+        return total
+    parts = [per_level(axis, high) for axis, high in enumerate(highs) if high is not None]
+    return functools.reduce(operator.add, parts) + rng.uniform(0.0, interaction, shape)
 
 
 def site_offsets(

@@ -113,7 +113,7 @@ def michalewicz_gates_tables() -> dict[str, np.ndarray]:
         order = tuple(int(v) for v in rng.permutation(MG_FREQUENCIES))
         if order not in orders:
             orders.append(order)
-    offset = rng.uniform(0.0, 0.08, MG_N_ORDERS)[:, None] + rng.uniform(0.0, 0.04, (MG_N_ORDERS, len(MG_STEEPNESS)))
+    offset = additive_offsets(rng, (0.08, None), (MG_N_ORDERS, len(MG_STEEPNESS)), 0.04, interaction_last=True)
     return {"order": np.array(orders), "offset": offset}
 
 

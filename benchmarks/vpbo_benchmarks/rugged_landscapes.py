@@ -14,6 +14,7 @@ import numpy as np
 from optuna.trial import BaseTrial
 
 from vpbo_benchmarks.landscape_parts import (
+    additive_offsets,
     from_log_unit,
     levels_at_sites,
     levels_over_floats,
@@ -55,8 +56,8 @@ def shubert_range() -> tuple[float, float]:
 def shubert_pairs_tables() -> dict[str, np.ndarray]:
     rng = np.random.default_rng(2711)
     lows = np.array([rng.uniform(SP_DOMAIN[0], SP_DOMAIN[1] - span, len(SP_FLOATS)) for span in SP_WINDOWS.values()])
-    offset = (rng.uniform(0.0, 0.12, len(SP_PAIRINGS))[:, None, None] + rng.uniform(0.0, 0.08, len(SP_WINDOWS))[None, :, None]
-              + rng.uniform(0.0, 0.05, (len(SP_PAIRINGS), len(SP_WINDOWS), len(SP_SIGNS))))
+    shape = (len(SP_PAIRINGS), len(SP_WINDOWS), len(SP_SIGNS))
+    offset = additive_offsets(rng, (0.12, 0.08, None), shape, 0.05, interaction_last=True)
     return {"low": lows, "offset": offset}
 
 
