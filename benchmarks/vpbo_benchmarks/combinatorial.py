@@ -36,7 +36,7 @@ from optuna.trial import BaseTrial
 
 from vpbo_benchmarks.problem import MINIMIZE, Problem, suggest_categoricals
 from vpbo_benchmarks.specs import ProblemSet
-from vpbo_benchmarks.synthetic_problems import ackley
+from vpbo_benchmarks.suite_functions import ackley
 
 # --------------------------------------------------------------------------------------------
 # Pest Control (MCBO's tasks/synthetic/pest.py)

@@ -1,7 +1,7 @@
 """Integer spaces: ``tilted_lattice`` (a tilted quadratic on an integer lattice, a log int, per
 categorical scheme) and two deterministic int-only cost models, ``tile_autotune`` (a roofline
 model of a vectorised loop, 384 points) and ``flag_cliffs`` (compiler settings for one loop, 320
-points), searched per level by enumeration (:func:`~.landscape_parts.best_per_level`). The sets
+points), searched per level by enumeration (:func:`~.landscape_parts.ints_by_level`). The sets
 that hold them: :mod:`.held_out_sets`.
 """
 
@@ -15,9 +15,10 @@ import numpy as np
 from optuna.trial import BaseTrial
 
 from vpbo_benchmarks.landscape_parts import (
-    best_per_level,
+    ints_by_level,
+    levels_with_bests,
 )
-from vpbo_benchmarks.specs import Params, StatedProblem, product_combinations
+from vpbo_benchmarks.specs import Params, StatedProblem
 
 # --------------------------------------------------------------------------------------------
 # tilted_lattice (int_log): a tilted ill-conditioned quadratic on an integer lattice, a log int
@@ -107,15 +108,9 @@ def _tilted_lattice_suggest(trial: BaseTrial) -> dict[str, Any]:
 
 
 def tilted_lattice() -> StatedProblem:
-    keys = ("scheme",)
-    combinations = functools.partial(product_combinations, keys, [range(TL_N_SCHEMES)])
-
-    def best(c: Params) -> float:
-        return tilted_lattice_best(c["scheme"])[1]
-
-    return StatedProblem(
-        "tilted_lattice", "int_log", _tilted_lattice_suggest, tilted_lattice_value, keys, combinations, best,
-        lambda: dict(min((tilted_lattice_best(s) for s in range(TL_N_SCHEMES)), key=lambda pv: pv[1])[0]),
+    return levels_with_bests(
+        "tilted_lattice", "int_log", "scheme", range(TL_N_SCHEMES), _tilted_lattice_suggest, tilted_lattice_value,
+        tilted_lattice_best,
         description=(
             "scheme categorical (4); ints k1, k2 in [0, 30] under a tilted quadratic of condition number 15 centred off the "
             "lattice; log int n in [1, 4096] with a target 2^t, t not an integer; log float alpha in [1e-6, 1] with a cosine "
@@ -158,26 +153,10 @@ def tile_autotune_value(p: Params) -> Any:
     return (np.maximum(compute, memory) + loop) / np.sqrt(occupancy)
 
 
-@functools.cache
-def tile_autotune_table() -> dict[int, tuple[dict[str, int], float]]:
-    """Per vector level: (the best point, its value), by enumeration of the 96 (tile, unroll)."""
-    tiles, unrolls = range(TA_TILE[0], TA_TILE[1] + 1), range(TA_UNROLL[0], TA_UNROLL[1] + 1)
-    return best_per_level(
-        range(TA_VECTOR[0], TA_VECTOR[1] + 1), lambda v: [{"tile": t, "unroll": u, "vector": v} for t in tiles for u in unrolls],
-        tile_autotune_value,
-    )
-
-
 def tile_autotune() -> StatedProblem:
-    combinations = functools.partial(product_combinations, ("vector",), [range(TA_VECTOR[0], TA_VECTOR[1] + 1)])
-
-    def suggest(trial: BaseTrial) -> dict[str, Any]:
-        return {k: trial.suggest_int(k, *b) for k, b in (("tile", TA_TILE), ("unroll", TA_UNROLL), ("vector", TA_VECTOR))}
-
-    return StatedProblem(
-        "tile_autotune", "int_only", suggest, tile_autotune_value, ("vector",), combinations,
-        lambda c: tile_autotune_table()[c["vector"]][1],
-        lambda: dict(min(tile_autotune_table().values(), key=lambda pv: pv[1])[0]),
+    return ints_by_level(
+        "tile_autotune", "int_only", {"tile": TA_TILE, "unroll": TA_UNROLL, "vector": TA_VECTOR}, "vector",
+        tile_autotune_value,
         description=(
             "ints only: tile 1-16, unroll 1-6, vector 0-3 (SIMD width 2^vector), 384 points; a deterministic roofline time of a "
             "1000-element row: max(compute, memory) + loop overhead over sqrt(occupancy), padded to whole tiles, registers 20 + "
@@ -228,29 +207,9 @@ def flag_cliffs_value(p: Params) -> Any:
     return ((FC_N - remainder) // lanes * body + remainder * scalar) / (FC_N * FC_COMPUTE)
 
 
-@functools.cache
-def flag_cliffs_table() -> dict[int, tuple[dict[str, int], float]]:
-    """Per opt level: (the best point, its value), by enumeration of the 80 (inline, unroll, vectorize)."""
-    inlines, unrolls = range(FC_INLINE[0], FC_INLINE[1] + 1), range(FC_UNROLL[0], FC_UNROLL[1] + 1)
-    vectorizes = range(FC_VECTORIZE[0], FC_VECTORIZE[1] + 1)
-    return best_per_level(
-        range(FC_OPT[0], FC_OPT[1] + 1),
-        lambda o: [{"opt": o, "inline": i, "unroll": u, "vectorize": v} for i in inlines for u in unrolls for v in vectorizes],
-        flag_cliffs_value,
-    )
-
-
 def flag_cliffs() -> StatedProblem:
-    combinations = functools.partial(product_combinations, ("opt",), [range(FC_OPT[0], FC_OPT[1] + 1)])
-
-    def suggest(trial: BaseTrial) -> dict[str, Any]:
-        bounds = dict(zip(FC_NAMES, (FC_OPT, FC_INLINE, FC_UNROLL, FC_VECTORIZE)))
-        return {k: trial.suggest_int(k, *b) for k, b in bounds.items()}
-
-    return StatedProblem(
-        "flag_cliffs", "int_only", suggest, flag_cliffs_value, ("opt",), combinations,
-        lambda c: flag_cliffs_table()[c["opt"]][1],
-        lambda: dict(min(flag_cliffs_table().values(), key=lambda pv: pv[1])[0]),
+    return ints_by_level(
+        "flag_cliffs", "int_only", dict(zip(FC_NAMES, (FC_OPT, FC_INLINE, FC_UNROLL, FC_VECTORIZE))), "opt", flag_cliffs_value,
         description=(
             "ints only: opt 0-3, inline 0-4, unroll 1-8, vectorize 0-1 (320 points); cycles per element of a 1000-iteration "
             "loop over -O0's: the unrolled body, vectorised 4 wide only at opt >= 2 with the flag on and the whole call chain "

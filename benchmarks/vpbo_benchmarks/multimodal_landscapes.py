@@ -13,17 +13,17 @@ from typing import Any
 
 import numpy as np
 from optuna.trial import BaseTrial
-from scipy.optimize import minimize_scalar
 
 from vpbo_benchmarks.landscape_parts import (
-    GRID_POINTS,
     additive_offsets,
+    levels_over_floats,
+    levels_with_bests,
+    one_dimensional_minimum,
     random_rotation,
     stack_numeric,
     suggest_floats,
-    suggest_levels,
 )
-from vpbo_benchmarks.specs import Params, StatedProblem, product_combinations
+from vpbo_benchmarks.specs import Params, StatedProblem
 
 # --------------------------------------------------------------------------------------------
 # peak_field: Gallagher's Gaussian peaks; layout picks the peaks, focus the tallest, lens the floats that matter
@@ -65,24 +65,16 @@ def peak_field_value(p: Params) -> Any:
 
 
 def peak_field() -> StatedProblem:
-    keys = ("layout", "focus", "lens")
-    levels = [range(PF_LAYOUTS), range(PF_FOCI), range(len(PF_LENS_MASKS))]
-    combinations = functools.partial(product_combinations, keys, levels)
-
     def best(c: Params) -> float:
         return float(peak_field_tables()["offset"][c["layout"], c["focus"], c["lens"]])
 
-    def best_point() -> dict[str, Any]:
-        c = min(combinations(), key=best)
+    def tallest_centre(c: Params) -> np.ndarray:
         t = peak_field_tables()
-        y = t["position"][c["layout"], t["tallest"][c["layout"], c["focus"]]]
-        return {**c, **{n: float(v) for n, v in zip(PF_FLOATS, y)}}
+        return t["position"][c["layout"], t["tallest"][c["layout"], c["focus"]]]
 
-    def suggest(trial: BaseTrial) -> dict[str, Any]:
-        return {**suggest_levels(trial, keys, levels), **suggest_floats(trial, PF_FLOATS, 0.0, 1.0)}
-
-    return StatedProblem(
-        "peak_field", "multimodal", suggest, peak_field_value, keys, combinations, best, best_point,
+    return levels_over_floats(
+        "peak_field", "multimodal", ("layout", "focus", "lens"), [range(PF_LAYOUTS), range(PF_FOCI), range(len(PF_LENS_MASKS))],
+        dict.fromkeys(PF_FLOATS, (0.0, 1.0)), peak_field_value, best, tallest_centre,
         description=(
             "1 - max_j h_j exp(-|R_j^T m (x - y_j)|^2_sd / 2) + offset over 4 floats in [0, 1]: 7 rotated anisotropic Gaussian "
             "peaks per layout (3), focus (3) makes one of them the tallest (height 1, sd 0.16; the others 0.5-0.85, sd "
@@ -121,7 +113,7 @@ def michalewicz_gates_tables() -> dict[str, np.ndarray]:
         order = tuple(int(v) for v in rng.permutation(MG_FREQUENCIES))
         if order not in orders:
             orders.append(order)
-    offset = rng.uniform(0.0, 0.08, MG_N_ORDERS)[:, None] + rng.uniform(0.0, 0.04, (MG_N_ORDERS, len(MG_STEEPNESS)))
+    offset = additive_offsets(rng, (0.08, None), (MG_N_ORDERS, len(MG_STEEPNESS)), 0.04, interaction_last=True)
     return {"order": np.array(orders), "offset": offset}
 
 
@@ -132,15 +124,11 @@ def michalewicz_term(x: Any, frequency: float, m: int) -> Any:
 
 @functools.cache
 def michalewicz_term_max(frequency: float, m: int) -> tuple[float, float]:
-    """(argmax, max) of one term on [0, pi]: a GRID_POINTS grid, then bounded Brent around the best.
-    Unlike :func:`~.landscape_parts.one_dimensional_minimum`, Brent's point is kept even where it
-    is no better than the grid's (at x = pi / 2 for i = 2): the stated best point was written so."""
-    grid = np.linspace(*MG_BOUNDS, GRID_POINTS)
-    start = float(grid[np.argmax(michalewicz_term(grid, frequency, m))])
-    step = grid[1] - grid[0]
-    result = minimize_scalar(lambda v: -float(michalewicz_term(v, frequency, m)), bounds=(start - step, start + step),
-                             method="bounded", options={"xatol": 1e-13})
-    return float(result.x), -float(result.fun)
+    """(argmax, max) of one term on [0, pi] (:func:`~.landscape_parts.one_dimensional_minimum` of
+    its negative), Brent's point kept even where it is no better than the grid's (at x = pi / 2
+    for i = 2): the stated best point was written so."""
+    x, negative = one_dimensional_minimum(lambda v: -michalewicz_term(v, frequency, m), *MG_BOUNDS, keep_grid=False)
+    return x, -negative
 
 
 def michalewicz_gates_value(p: Params) -> Any:
@@ -152,25 +140,18 @@ def michalewicz_gates_value(p: Params) -> Any:
 
 
 def michalewicz_gates() -> StatedProblem:
-    keys = ("order", "steep")
-    levels = [range(MG_N_ORDERS), range(len(MG_STEEPNESS))]
-    combinations = functools.partial(product_combinations, keys, levels)
-
     def best(c: Params) -> float:
         t = michalewicz_gates_tables()
         top = sum(michalewicz_term_max(float(f), MG_STEEPNESS[c["steep"]])[1] for f in MG_FREQUENCIES)
         return float(t["offset"][c["order"], c["steep"]] + MG_STEEP_OFFSET[c["steep"]] + MG_HEIGHT * (len(MG_FLOATS) - top))
 
-    def best_point() -> dict[str, Any]:
-        c = min(combinations(), key=best)
+    def best_x(c: Params) -> list[float]:
         order = michalewicz_gates_tables()["order"][c["order"]]
-        return {**c, **{n: michalewicz_term_max(float(f), MG_STEEPNESS[c["steep"]])[0] for n, f in zip(MG_FLOATS, order)}}
+        return [michalewicz_term_max(float(f), MG_STEEPNESS[c["steep"]])[0] for f in order]
 
-    def suggest(trial: BaseTrial) -> dict[str, Any]:
-        return {**suggest_levels(trial, keys, levels), **suggest_floats(trial, MG_FLOATS, *MG_BOUNDS)}
-
-    return StatedProblem(
-        "michalewicz_gates", "multimodal", suggest, michalewicz_gates_value, keys, combinations, best, best_point,
+    return levels_over_floats(
+        "michalewicz_gates", "multimodal", ("order", "steep"), [range(MG_N_ORDERS), range(len(MG_STEEPNESS))],
+        dict.fromkeys(MG_FLOATS, MG_BOUNDS), michalewicz_gates_value, best, best_x,
         description=(
             "offset + 0.25 (4 - sum_k sin(x_k) sin(i_k x_k^2 / pi)^(2m)) over 4 floats in [0, pi] (Michalewicz, shifted to be >= "
             "0): order (4) assigns the frequencies i = 2, 3, 5, 7 to the floats, steep (3) sets m = 2, 5 or 10"
@@ -238,22 +219,18 @@ def compact_foxholes_value(p: Params) -> Any:
 
 
 def compact_foxholes() -> StatedProblem:
-    combinations = functools.partial(product_combinations, ("level",), [range(1, len(FH_LEVEL_DEPTH) + 1)])
-
-    def best(c: Params) -> float:
-        return 1.0 - FH_LEVEL_DEPTH[c["level"] - 1]
-
-    def best_point() -> dict[str, Any]:
+    def level_best(level: int) -> tuple[dict[str, Any], float]:
         a = compact_foxholes_tables()["best"]
-        level = min(combinations(), key=best)["level"]
-        return {"level": level, "k": round(float(a[3]) * FH_K_MAX), **{n: float(v) for n, v in zip(FH_FLOATS, a)}}
+        point = {"level": level, "k": round(float(a[3]) * FH_K_MAX), **{n: float(v) for n, v in zip(FH_FLOATS, a)}}
+        return point, 1.0 - FH_LEVEL_DEPTH[level - 1]
 
     def suggest(trial: BaseTrial) -> dict[str, Any]:
         p = {"level": trial.suggest_int("level", 1, len(FH_LEVEL_DEPTH)), "k": trial.suggest_int("k", 0, FH_K_MAX)}
         return {**p, **suggest_floats(trial, FH_FLOATS, 0.0, 1.0)}
 
-    return StatedProblem(
-        "compact_foxholes", "numeric", suggest, compact_foxholes_value, ("level",), combinations, best, best_point,
+    return levels_with_bests(
+        "compact_foxholes", "numeric", "level", range(1, len(FH_LEVEL_DEPTH) + 1), suggest, compact_foxholes_value,
+        level_best,
         description=(
             "no categoricals: floats x1-x3 in [0, 1] and int k in [0, 16] (coordinate k / 16) under 1 + 0.25 min(|z - a|^2, |z - "
             "b|^2 + 0.04) - sum of Wendland C2 holes: 8 decoys (depth 0.35-0.6, radius 0.18-0.3, disjoint) and the best hole at "
@@ -320,21 +297,16 @@ def qing_argmin(i: int) -> float:
 
 
 def qing_powers() -> StatedProblem:
-    combinations = functools.partial(product_combinations, ("power",), [range(1, len(QP_EXPONENTS) + 1)])
-
-    def best(c: Params) -> float:
-        return float(qing_powers_tables()["offset"][c["power"] - 1])
-
-    def best_point() -> dict[str, Any]:
-        power = min(combinations(), key=best)["power"]
-        return {"power": power, "k": int(qing_argmin(4)), **{n: qing_argmin(i) for i, n in enumerate(QP_FLOATS, start=1)}}
+    def level_best(power: int) -> tuple[dict[str, Any], float]:
+        point = {"power": power, "k": int(qing_argmin(4)), **{n: qing_argmin(i) for i, n in enumerate(QP_FLOATS, start=1)}}
+        return point, float(qing_powers_tables()["offset"][power - 1])
 
     def suggest(trial: BaseTrial) -> dict[str, Any]:
         p = {"power": trial.suggest_int("power", 1, len(QP_EXPONENTS)), "k": trial.suggest_int("k", *QP_K_BOUNDS)}
         return {**p, **suggest_floats(trial, QP_FLOATS, *QP_FLOAT_BOUNDS)}
 
-    return StatedProblem(
-        "qing_powers", "numeric", suggest, qing_powers_value, ("power",), combinations, best, best_point,
+    return levels_with_bests(
+        "qing_powers", "numeric", "power", range(1, len(QP_EXPONENTS) + 1), suggest, qing_powers_value, level_best,
         description=(
             "no categoricals: floats x1-x3 in [-2.5, 2.5] and int k in [-6, 6] (coordinate k / 2), z = that minus a shift; "
             "offset + mean_i [0.8 log(1 + (|z_i^2 - i| / i)^e) + 0.05 ((t_i z_i - sqrt i) / (2 sqrt i))^2]: Qing's minima at "

@@ -16,6 +16,7 @@ from optuna.trial import BaseTrial
 
 from vpbo_benchmarks.landscape_parts import (
     levels_over_a_plane,
+    stated_offsets,
     suggest_levels,
 )
 from vpbo_benchmarks.problem import noise_generator
@@ -107,7 +108,7 @@ NB_NOISE_SD_AT_64, NB_T_DOF = 0.05, 3  # sd 0.05 sqrt(64 / batch); Student-t noi
 def noisy_batch_tables() -> dict[str, np.ndarray]:
     rng = np.random.default_rng(2707)
     return {"log10_lr": rng.uniform(-3.0, -1.2, 3), "warmup": rng.uniform(0.08, 0.22, 2),
-            "offset": np.array([0.05, 0.0, 0.03])[:, None] + np.array([0.0, 0.025]) + rng.uniform(0.0, 0.02, (3, 2))}
+            "offset": stated_offsets(rng, (0.05, 0.0, 0.03), (0.0, 0.025), 0.02)}
 
 
 def student_t_noise(trial: BaseTrial, sd: float) -> float:
@@ -195,7 +196,7 @@ SS_NOISE_SALT = 2719  # keeps these noise draws apart from another problem's at 
 @functools.cache
 def skewed_salomon_tables() -> dict[str, np.ndarray]:
     rng = np.random.default_rng(2717)
-    offset = np.array([0.03, 0.0, 0.05])[:, None] + np.array([0.0, 0.02]) + rng.uniform(0.0, 0.015, (3, 2))
+    offset = stated_offsets(rng, (0.03, 0.0, 0.05), (0.0, 0.02), 0.015)
     return {"rate": rng.uniform(-3.5, -1.5, 3), "momentum": rng.uniform(0.5, 0.95, 2),  # per arch; per norm
             "dropout": rng.uniform(0.1, 0.4, 3), "offset": offset}  # per arch; per (arch, norm)
 

@@ -13,6 +13,10 @@ import numpy as np
 from optuna.trial import BaseTrial
 
 from vpbo_benchmarks.landscape_parts import (
+    from_log_unit,
+    levels_at_sites,
+    log_unit,
+    site_offsets,
     stack_numeric,
     suggest_levels,
 )
@@ -110,8 +114,7 @@ def capped_easom_tables() -> dict[str, np.ndarray]:
     rng = np.random.default_rng(2718)
     n_steps = round(1.0 / CE_FRACTION_STEP)
     centre = np.column_stack([rng.uniform(0.2, 0.8, (CE_SITES, 2)), rng.integers(4, n_steps - 3, CE_SITES) * CE_FRACTION_STEP])
-    offset = np.array(CE_WIDTH_OFFSET)[:, None] + rng.uniform(0.0, 0.05, CE_SITES) + rng.uniform(0.0, 0.02, (3, CE_SITES))
-    return {"centre": centre, "offset": offset}
+    return {"centre": centre, "offset": site_offsets(rng, CE_WIDTH_OFFSET, 0.05, 0.02, CE_SITES)}
 
 
 def easom(u: np.ndarray) -> Any:
@@ -122,38 +125,31 @@ def easom(u: np.ndarray) -> Any:
 
 
 def capped_easom_coordinates(p: Params) -> np.ndarray:
-    rate = (np.log10(np.asarray(p["rate"], dtype=float)) - math.log10(CE_RATE[0])) / -math.log10(CE_RATE[0])
+    """(x, (log10 rate + 4) / 4, fraction) stacked on a last axis, each in [0, 1]."""
+    rate = log_unit(p["rate"], CE_RATE[0])
     return stack_numeric({**p, "rate_coordinate": rate}, ("x", "rate_coordinate", "fraction"))
 
 
-def capped_easom_value(p: Params) -> Any:
-    t = capped_easom_tables()
-    w = list(CE_WIDTHS).index(p["width"])
-    u = (capped_easom_coordinates(p) - t["centre"][p["site"]]) / CE_WIDTHS[p["width"]]
-    return np.minimum(CE_CAP, t["offset"][w, p["site"]] + 1.0 + easom(u))
+def capped_easom_landscape(offset: float, z: np.ndarray, width: float) -> Any:
+    """min(CE_CAP, offset + 1 + Easom's needle at z / width)."""
+    return np.minimum(CE_CAP, offset + 1.0 + easom(z / width))
+
+
+def capped_easom_point(centre: np.ndarray) -> dict[str, float]:
+    """x, rate and fraction at a centre in the unit coordinates."""
+    x, rate, fraction = (float(v) for v in centre)
+    return {"x": x, "rate": from_log_unit(rate, CE_RATE[0]), "fraction": fraction}
+
+
+def capped_easom_suggest(trial: BaseTrial) -> dict[str, Any]:
+    p = {"x": trial.suggest_float("x", 0.0, 1.0), "rate": trial.suggest_float("rate", *CE_RATE, log=True)}
+    return {**p, "fraction": trial.suggest_float("fraction", 0.0, 1.0, step=CE_FRACTION_STEP)}
 
 
 def capped_easom() -> StatedProblem:
-    keys = ("width", "site")
-    levels = [list(CE_WIDTHS), range(CE_SITES)]
-    combinations = functools.partial(product_combinations, keys, levels)
-
-    def best(c: Params) -> float:
-        return float(capped_easom_tables()["offset"][list(CE_WIDTHS).index(c["width"]), c["site"]])
-
-    def best_point() -> dict[str, Any]:
-        c = min(combinations(), key=best)
-        x, rate, fraction = (float(v) for v in capped_easom_tables()["centre"][c["site"]])
-        return {**c, "x": x, "rate": float(10.0 ** (math.log10(CE_RATE[0]) * (1.0 - rate))), "fraction": fraction}
-
-    def suggest(trial: BaseTrial) -> dict[str, Any]:
-        p = suggest_levels(trial, keys, levels)
-        p["x"] = trial.suggest_float("x", 0.0, 1.0)
-        p["rate"] = trial.suggest_float("rate", *CE_RATE, log=True)
-        return {**p, "fraction": trial.suggest_float("fraction", 0.0, 1.0, step=CE_FRACTION_STEP)}
-
-    return StatedProblem(
-        "capped_easom", "plateau", suggest, capped_easom_value, keys, combinations, best, best_point,
+    return levels_at_sites(
+        "capped_easom", "plateau", "width", CE_WIDTHS, CE_SITES, capped_easom_tables, capped_easom_coordinates,
+        capped_easom_landscape, capped_easom_point, capped_easom_suggest,
         description=(
             "min(1, offset + 1 + E(u)) with E Easom's needle -prod cos(u_i) exp(-|u|^2) in three dimensions, u = ((x, (log10 "
             "rate + 4) / 4, fraction) - centre) / width: float x in [0, 1], log float rate in [1e-4, 1], stepped float fraction "

@@ -14,12 +14,17 @@ import numpy as np
 from optuna.trial import BaseTrial
 
 from vpbo_benchmarks.landscape_parts import (
+    additive_offsets,
+    from_log_unit,
+    levels_at_sites,
+    levels_over_floats,
+    log_unit,
     one_dimensional_minimum,
+    site_offsets,
     stack_numeric,
     suggest_floats,
-    suggest_levels,
 )
-from vpbo_benchmarks.specs import Params, StatedProblem, product_combinations
+from vpbo_benchmarks.specs import Params, StatedProblem
 
 # --------------------------------------------------------------------------------------------
 # shubert_pairs: Shubert's products on two pairs of floats; pairing couples, window crops, sign flips
@@ -51,8 +56,8 @@ def shubert_range() -> tuple[float, float]:
 def shubert_pairs_tables() -> dict[str, np.ndarray]:
     rng = np.random.default_rng(2711)
     lows = np.array([rng.uniform(SP_DOMAIN[0], SP_DOMAIN[1] - span, len(SP_FLOATS)) for span in SP_WINDOWS.values()])
-    offset = (rng.uniform(0.0, 0.12, len(SP_PAIRINGS))[:, None, None] + rng.uniform(0.0, 0.08, len(SP_WINDOWS))[None, :, None]
-              + rng.uniform(0.0, 0.05, (len(SP_PAIRINGS), len(SP_WINDOWS), len(SP_SIGNS))))
+    shape = (len(SP_PAIRINGS), len(SP_WINDOWS), len(SP_SIGNS))
+    offset = additive_offsets(rng, (0.12, 0.08, None), shape, 0.05, interaction_last=True)
     return {"low": lows, "offset": offset}
 
 
@@ -95,27 +100,21 @@ def shubert_pair_best(window: str, sign: float, a: int, b: int) -> tuple[float, 
     return min(corners)
 
 
+def shubert_pairs_best(c: Params) -> tuple[float, dict[str, float]]:
+    """(a combination's best value, the floats where it is reached): its offset plus each pair's
+    least term, at the pair's corner (:func:`shubert_pair_best`)."""
+    value, point = float(shubert_pairs_tables()["offset"][_sp_index(c)]), dict[str, float]()
+    for a, b in SP_PAIRINGS[c["pairing"]]:
+        term, xa, xb = shubert_pair_best(c["window"], SP_SIGNS[c["sign"]], a, b)
+        value, point = value + term, {**point, SP_FLOATS[a]: xa, SP_FLOATS[b]: xb}
+    return value, point
+
+
 def shubert_pairs() -> StatedProblem:
-    keys = ("pairing", "window", "sign")
-    levels = [list(SP_PAIRINGS), list(SP_WINDOWS), list(SP_SIGNS)]
-    combinations = functools.partial(product_combinations, keys, levels)
-
-    def best_of(c: Params) -> tuple[float, dict[str, float]]:
-        value, point = float(shubert_pairs_tables()["offset"][_sp_index(c)]), dict[str, float]()
-        for a, b in SP_PAIRINGS[c["pairing"]]:
-            term, xa, xb = shubert_pair_best(c["window"], SP_SIGNS[c["sign"]], a, b)
-            value, point = value + term, {**point, SP_FLOATS[a]: xa, SP_FLOATS[b]: xb}
-        return value, point
-
-    def best_point() -> dict[str, Any]:
-        c = min(combinations(), key=lambda q: best_of(q)[0])
-        return {**c, **dict(sorted(best_of(c)[1].items()))}
-
-    def suggest(trial: BaseTrial) -> dict[str, Any]:
-        return {**suggest_levels(trial, keys, levels), **suggest_floats(trial, SP_FLOATS, 0.0, 1.0)}
-
-    return StatedProblem(
-        "shubert_pairs", "multimodal", suggest, shubert_pairs_value, keys, combinations, lambda c: best_of(c)[0], best_point,
+    return levels_over_floats(
+        "shubert_pairs", "multimodal", ("pairing", "window", "sign"), [list(SP_PAIRINGS), list(SP_WINDOWS), list(SP_SIGNS)],
+        dict.fromkeys(SP_FLOATS, (0.0, 1.0)), shubert_pairs_value, lambda c: shubert_pairs_best(c)[0],
+        lambda c: [shubert_pairs_best(c)[1][n] for n in SP_FLOATS],
         description=(
             "offset + sum over two pairs (a, b) of 0.5 (s g(z_a) g(z_b) + G^2) / (2 G^2) over 4 floats in [0, 1]: g Shubert's "
             "factor sum_j j cos((j + 1) z + j), G its maximum 14.508; pairing (3) decides which floats multiply, window (3) "
@@ -150,7 +149,7 @@ WG_HEIGHT = 0.6  # the mean of the three coordinates' terms, each in [0, 1], tim
 @functools.cache
 def weierstrass_grain_tables() -> dict[str, np.ndarray]:
     rng = np.random.default_rng(2712)
-    offset = np.array(WG_GRAIN_OFFSET)[:, None] + rng.uniform(0.0, 0.08, WG_N_SITES) + rng.uniform(0.0, 0.03, (3, WG_N_SITES))
+    offset = site_offsets(rng, WG_GRAIN_OFFSET, 0.08, 0.03, WG_N_SITES)
     return {"centre": rng.uniform(0.2, 0.8, (WG_N_SITES, 3)), "offset": offset}
 
 
@@ -165,37 +164,28 @@ def weierstrass_term(z: Any, a: float) -> Any:
 
 def weierstrass_grain_coordinates(p: Params) -> np.ndarray:
     """(x1, x2, (log10 rate + 3) / 3) stacked on a last axis, each in [0, 1]."""
-    rate = (np.log10(np.asarray(p["rate"], dtype=float)) - math.log10(WG_RATE_BOUNDS[0])) / -math.log10(WG_RATE_BOUNDS[0])
+    rate = log_unit(p["rate"], WG_RATE_BOUNDS[0])
     return stack_numeric({**p, "rate_coordinate": rate}, (*WG_FLOATS, "rate_coordinate"))
 
 
-def weierstrass_grain_value(p: Params) -> Any:
-    t = weierstrass_grain_tables()
-    g, s = list(WG_GRAINS).index(p["grain"]), p["site"]
-    z = weierstrass_grain_coordinates(p) - t["centre"][s]
-    return t["offset"][g, s] + WG_HEIGHT * np.mean(weierstrass_term(z, WG_GRAINS[p["grain"]]), axis=-1)
+def weierstrass_grain_landscape(offset: float, z: np.ndarray, a: float) -> Any:
+    """offset + WG_HEIGHT times the mean over the last axis of z's Weierstrass terms of roughness a."""
+    return offset + WG_HEIGHT * np.mean(weierstrass_term(z, a), axis=-1)
+
+
+def weierstrass_grain_point(centre: np.ndarray) -> dict[str, float]:
+    """x1, x2 and the rate at a centre in the unit coordinates."""
+    return {**{n: float(v) for n, v in zip(WG_FLOATS, centre)}, "rate": from_log_unit(float(centre[2]), WG_RATE_BOUNDS[0])}
+
+
+def weierstrass_grain_suggest(trial: BaseTrial) -> dict[str, Any]:
+    return {**suggest_floats(trial, WG_FLOATS, 0.0, 1.0), "rate": trial.suggest_float("rate", *WG_RATE_BOUNDS, log=True)}
 
 
 def weierstrass_grain() -> StatedProblem:
-    keys = ("grain", "site")
-    levels = [list(WG_GRAINS), range(WG_N_SITES)]
-    combinations = functools.partial(product_combinations, keys, levels)
-
-    def best(c: Params) -> float:
-        return float(weierstrass_grain_tables()["offset"][list(WG_GRAINS).index(c["grain"]), c["site"]])
-
-    def best_point() -> dict[str, Any]:
-        c = min(combinations(), key=best)
-        centre = weierstrass_grain_tables()["centre"][c["site"]]
-        rate = 10.0 ** (math.log10(WG_RATE_BOUNDS[0]) * (1.0 - float(centre[2])))
-        return {**c, **{n: float(v) for n, v in zip(WG_FLOATS, centre)}, "rate": rate}
-
-    def suggest(trial: BaseTrial) -> dict[str, Any]:
-        p = suggest_levels(trial, keys, levels)
-        return {**p, **suggest_floats(trial, WG_FLOATS, 0.0, 1.0), "rate": trial.suggest_float("rate", *WG_RATE_BOUNDS, log=True)}
-
-    return StatedProblem(
-        "weierstrass_grain", "multimodal", suggest, weierstrass_grain_value, keys, combinations, best, best_point,
+    return levels_at_sites(
+        "weierstrass_grain", "multimodal", "grain", WG_GRAINS, WG_N_SITES, weierstrass_grain_tables,
+        weierstrass_grain_coordinates, weierstrass_grain_landscape, weierstrass_grain_point, weierstrass_grain_suggest,
         description=(
             "offset + 0.6 mean_i W_a(z_i - c_i) over z = (x1, x2, (log10 rate + 3) / 3) (floats in [0, 1], log float rate in "
             "[1e-3, 1]): W_a Weierstrass's sum_{k<7} a^k (1 + cos(2 pi 3^k (z + 1/2))) / (2 sum a^k), grain (3) sets a = 0.35, "

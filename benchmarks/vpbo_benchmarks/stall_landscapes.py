@@ -21,6 +21,8 @@ from optuna.trial import BaseTrial
 from vpbo_benchmarks.landscape_parts import (
     additive_offsets,
     levels_over_a_plane,
+    levels_over_floats,
+    levels_with_bests,
     one_dimensional_minimum,
     stack_numeric,
     suggest_floats,
@@ -173,17 +175,12 @@ def trid_lattice_best(level: int) -> tuple[dict[str, Any], float]:
 
 
 def trid_lattice() -> StatedProblem:
-    keys = ("unroll",)
-
     def suggest(trial: BaseTrial) -> dict[str, Any]:
-        p = suggest_levels(trial, keys, [range(TL_LEVELS)])
+        p = suggest_levels(trial, ("unroll",), [range(TL_LEVELS)])
         return {**p, **{k: trial.suggest_int(k, TL_LOW, TL_HIGH, step=TL_STEP) for k in TL_INTS}}
 
-    return StatedProblem(
-        "trid_lattice", "lattice", suggest, trid_lattice_value, keys,
-        functools.partial(product_combinations, keys, [range(TL_LEVELS)]),
-        lambda c: trid_lattice_best(c["unroll"])[1],
-        lambda: dict(min((trid_lattice_best(u) for u in range(TL_LEVELS)), key=lambda pv: pv[1])[0]),
+    return levels_with_bests(
+        "trid_lattice", "lattice", "unroll", range(TL_LEVELS), suggest, trid_lattice_value, trid_lattice_best,
         description="Trid of 4 ints on a lattice (step 2), tilted and offset by a categorical (3 levels)",
         optimum_method="enumeration of the 13^4 lattice points per level",
         hardness="a coupled quadratic valley (neighbours interact) on a coarse lattice; the tilt moves its floor",
@@ -259,22 +256,15 @@ def xin_she_yang_close_value(p: Params) -> Any:
 
 
 def xin_she_yang_close() -> StatedProblem:
-    levels = [range(n) for n in XC_SIZES]
-
     def best(c: Params) -> float:
         return float(xin_she_yang_close_tables()["offset"][tuple(c[k] for k in XC_KEYS)])
 
-    def best_point() -> dict[str, Any]:
-        c = min(product_combinations(XC_KEYS, levels), key=best)
-        centre = xin_she_yang_close_tables()["centre"][tuple(c[k] for k in XC_KEYS)]
-        return {**c, **{k: float(v) for k, v in zip(XC_FLOATS, centre)}}
+    def centre(c: Params) -> np.ndarray:
+        return xin_she_yang_close_tables()["centre"][tuple(c[k] for k in XC_KEYS)]
 
-    def suggest(trial: BaseTrial) -> dict[str, Any]:
-        return {**suggest_levels(trial, XC_KEYS, levels), **suggest_floats(trial, XC_FLOATS, -6.0, 6.0)}
-
-    return StatedProblem(
-        "xin_she_yang_close", "close", suggest, xin_she_yang_close_value, XC_KEYS,
-        functools.partial(product_combinations, XC_KEYS, levels), best, best_point,
+    return levels_over_floats(
+        "xin_she_yang_close", "close", XC_KEYS, [range(n) for n in XC_SIZES], dict.fromkeys(XC_FLOATS, (-6.0, 6.0)),
+        xin_she_yang_close_value, best, centre,
         description="Xin-She Yang N.2 of 3 floats, moved by 3 categoricals (3 x 3 x 2) whose offsets are 0.011 apart",
         optimum_method="by construction: the function's only zero at each combination's centre, plus the offset",
         hardness="18 combinations within 0.19 of each other, each a rugged, kinked landscape",
@@ -352,23 +342,17 @@ def perm_face_value(p: Params) -> Any:
 
 
 def perm_face() -> StatedProblem:
-    keys = ("precision",)
-    levels = [range(PF_LEVELS)]
-
-    def best(c: Params) -> float:
-        return float(perm_face_tables()["offset"][c["precision"]])
-
-    def best_point() -> dict[str, Any]:
-        c = min(product_combinations(keys, levels), key=best)
-        return {**c, "x1": 1.0, "x2": 0.5, "x3": 1.0 / 3.0, "k": int(perm_face_tables()["k"][c["precision"]])}
+    def level_best(precision: int) -> tuple[dict[str, Any], float]:
+        t = perm_face_tables()
+        point = {"precision": precision, "x1": 1.0, "x2": 0.5, "x3": 1.0 / 3.0, "k": int(t["k"][precision])}
+        return point, float(t["offset"][precision])
 
     def suggest(trial: BaseTrial) -> dict[str, Any]:
-        p = {**suggest_levels(trial, keys, levels), **suggest_floats(trial, PF_FLOATS, -1.0, 1.0)}
+        p = {**suggest_levels(trial, ("precision",), [range(PF_LEVELS)]), **suggest_floats(trial, PF_FLOATS, -1.0, 1.0)}
         return {**p, "k": trial.suggest_int("k", *PF_INT)}
 
-    return StatedProblem(
-        "perm_face", "face", suggest, perm_face_value, keys, functools.partial(product_combinations, keys, levels),
-        best, best_point,
+    return levels_with_bests(
+        "perm_face", "face", "precision", range(PF_LEVELS), suggest, perm_face_value, level_best,
         description="Perm (0, 3, 10) of 3 floats (x1's best on the face x1 = 1), an int and a categorical (3 levels)",
         optimum_method="closed form: Perm's zero at x_j = 1 / j, the int at its level's target, plus the offset",
         hardness="an ill-conditioned curved valley ending on a face of the box",

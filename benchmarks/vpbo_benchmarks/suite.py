@@ -36,7 +36,7 @@ from typing import Any
 
 from vpbo_benchmarks.lazy import deferred
 from vpbo_benchmarks.problem import Problem
-from vpbo_benchmarks.specs import SuiteSpec, spec_problem
+from vpbo_benchmarks.specs import SuiteSpec, product_combinations, spec_problem
 from vpbo_benchmarks.suite_families import (
     BRANCH_ACKLEY_VARIANTS,
     BRANCH_LEVY_CENTRE,
@@ -95,8 +95,7 @@ def _shifted_spec(name: str, family: str) -> SuiteSpec:
     design = SHIFTED_DESIGNS[name]
     keys = tuple(f"c{i + 1}" for i in range(len(design.levels)))
 
-    def combinations() -> list[dict[str, Any]]:
-        return [dict(zip(keys, h)) for h in itertools.product(*(range(n) for n in design.levels))]
+    combinations = functools.partial(product_combinations, keys, [range(n) for n in design.levels])
 
     def best_point() -> dict[str, Any]:
         h, _ = best_combination(design)
@@ -126,11 +125,8 @@ def _shifted_spec(name: str, family: str) -> SuiteSpec:
 
 
 def _mlp_spec(name: str, family: str, design: MLPDesign, noise_sd: float) -> SuiteSpec:
-    def combinations() -> list[dict[str, Any]]:
-        return [
-            {"n_layers": n, "optimizer": o, "batch_size": b}
-            for n in range(1, MLP_MAX_LAYERS + 1) for o in MLP_OPTIMIZERS for b in MLP_BATCH_SIZES
-        ]
+    keys = ("n_layers", "optimizer", "batch_size")
+    combinations = functools.partial(product_combinations, keys, [range(1, MLP_MAX_LAYERS + 1), MLP_OPTIMIZERS, MLP_BATCH_SIZES])
 
     def combination_best(c: Mapping[str, Any]) -> float:
         return design.base[c["n_layers"] - 1] + mlp_combination_offset(design, c)
@@ -139,7 +135,7 @@ def _mlp_spec(name: str, family: str, design: MLPDesign, noise_sd: float) -> Sui
         return mlp_best_point(design, min(combinations(), key=combination_best))
 
     return SuiteSpec(
-        name, family, lambda: mlp_objective(design, noise_sd), ("n_layers", "optimizer", "batch_size"),
+        name, family, lambda: mlp_objective(design, noise_sd), keys,
         optimum_method=(
             "every penalty is 0 at a reachable point; the optimum is the smallest base + offsets over the 80 (n_layers, "
             "optimizer, batch_size), by enumeration"
@@ -199,7 +195,7 @@ def _int_and_branch_specs(enumerated: str) -> list[SuiteSpec]:
                 "solver categorical (3), k1, k2 ints in [-5, 5], width log int in [1, 1024], lr log float in [1e-5, 1]; "
                 "Styblinski-Tang terms shifted per solver"
             ),
-            combinations=lambda: [{"solver": s} for s in INT_LOG_SOLVERS],
+            combinations=functools.partial(product_combinations, ("solver",), [INT_LOG_SOLVERS]),
             combination_best=lambda c: int_log_best(c["solver"])[1],
             best_point=lambda: min((int_log_best(s) for s in INT_LOG_SOLVERS), key=lambda pv: pv[1])[0],
         ),
@@ -257,7 +253,7 @@ def _specs() -> list[SuiteSpec]:
                 f"HistGradientBoostingClassifier ({HGB_MAX_ITER} iterations) on load_breast_cancer, {HGB_N_FOLDS}-fold "
                 f"stratified CV log-loss: 5 numeric (ints and log floats), max_bins and class_weight categoricals (minimise)"
             ),
-            combinations=lambda: [{"max_bins": b, "class_weight": w} for b in HGB_MAX_BINS for w in HGB_CLASS_WEIGHTS],
+            combinations=functools.partial(product_combinations, ("max_bins", "class_weight"), [HGB_MAX_BINS, HGB_CLASS_WEIGHTS]),
         ),
         SuiteSpec(
             "svr_diabetes", "real", deferred("vpbo_benchmarks.suite_real_tasks", "svr_diabetes_objective"), ("kernel",),
@@ -266,7 +262,7 @@ def _specs() -> list[SuiteSpec]:
                 f"SVR on load_diabetes (standardised), {SVR_N_FOLDS}-fold CV MSE capped at {SVR_MSE_CAP}: kernel categorical "
                 f"decides gamma, degree (int) and coef0; C and epsilon log floats (minimise)"
             ),
-            conditional=True, combinations=lambda: [{"kernel": k} for k in SVR_KERNELS],
+            conditional=True, combinations=functools.partial(product_combinations, ("kernel",), [SVR_KERNELS]),
         ),
     ]
 

@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 from optuna.trial import BaseTrial
-from scipy.optimize import minimize_scalar
 
+from vpbo_benchmarks import landscape_parts
 from vpbo_benchmarks.problem import observe
 
 # --------------------------------------------------------------------------------------------
@@ -58,19 +58,15 @@ def _styblinski_tang_term(z: np.ndarray) -> np.ndarray:
 @functools.cache
 def one_dimensional_minimum(term: str) -> tuple[float, float]:
     """(argmin, min) of the separable 1-D term of Schwefel on [-500, 500] or Styblinski-Tang on
-    [-5, 5]: a dense grid, then scipy's bounded Brent search around the best grid point."""
+    [-5, 5]: :func:`~.landscape_parts.one_dimensional_minimum` to xatol 1e-12, Brent's point
+    returned."""
     function, (low, high) = {
         "schwefel": (_schwefel_term, (-500.0, 500.0)),
         "styblinski_tang": (_styblinski_tang_term, (-5.0, 5.0)),
     }[term]
-    grid = np.linspace(low, high, 200_001)
-    start = grid[int(np.argmin(function(grid)))]
-    step = grid[1] - grid[0]
-    result = minimize_scalar(
-        lambda v: float(function(np.array(v))), bounds=(start - step, start + step), method="bounded",
-        options={"xatol": 1e-12},
+    return landscape_parts.one_dimensional_minimum(
+        lambda v: function(np.array(v)), low, high, xatol=1e-12, keep_grid=False,
     )
-    return float(result.x), float(result.fun)
 
 
 def schwefel(z: np.ndarray) -> np.ndarray:

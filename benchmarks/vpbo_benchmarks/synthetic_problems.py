@@ -2,7 +2,7 @@
 Optuna objectives (definitions after ``shared/benchmarks.md``, the paper's section 5):
 
 - ``func2c``, ``func3c``: CoCaBO's synthetic Func2C and Func3C (Ru et al., 2020);
-- ``ackley5c``, ``ackley53``: Ackley functions over large categorical spaces;
+- ``ackley5c``, ``ackley53``: Ackley functions (:func:`~.suite_functions.ackley`) over large categorical spaces;
 - ``constrained``: a quadratic with a categorical offset under a linear constraint;
 - ``conditional_trap``: a conditional (define-by-run) tree with a trap branch.
 """
@@ -18,6 +18,7 @@ import numpy as np
 from optuna.trial import BaseTrial
 
 from vpbo_benchmarks.problem import MINIMIZE, Objective, Problem, suggest_categoricals, suggest_floats
+from vpbo_benchmarks.suite_functions import ackley
 
 # --------------------------------------------------------------------------------------------
 # Func2C and Func3C (CoCaBO, Ru et al. 2020)
@@ -122,9 +123,6 @@ def _cocabo_problem(
 # Ackley over large categorical spaces
 # --------------------------------------------------------------------------------------------
 
-ACKLEY_A = 20.0
-ACKLEY_B = 0.2
-ACKLEY_C = 2.0 * math.pi
 ACKLEY_BOUNDS = (-1.0, 1.0)
 ACKLEY5C_N_CATEGORICAL = 5
 ACKLEY5C_N_LEVELS = 17
@@ -135,14 +133,6 @@ ACKLEY53_N_CONTINUOUS = 3
 # Ackley-53's binary levels are used as coordinates directly: level 0 -> z = 0, level 1 -> z = 1,
 # so the optimum 0 at the origin is reachable (a {-1, 1} coding would exclude it).
 ACKLEY53_LEVELS = (0, 1)
-
-
-def ackley(v: np.ndarray) -> np.ndarray:
-    """Ackley function (a = 20, b = 0.2, c = 2 pi) over the last axis; 0 at the origin."""
-    v = np.asarray(v, dtype=np.float64)
-    root_mean_square = np.sqrt(np.mean(v**2, axis=-1))
-    mean_cos = np.mean(np.cos(ACKLEY_C * v), axis=-1)
-    return -ACKLEY_A * np.exp(-ACKLEY_B * root_mean_square) - np.exp(mean_cos) + ACKLEY_A + math.e
 
 
 def ackley5c_levels_to_z(levels: Sequence[int] | np.ndarray) -> np.ndarray:
