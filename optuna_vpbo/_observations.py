@@ -19,6 +19,7 @@ from optuna_vpbo import _optuna_compat, _pending
 from optuna_vpbo._fit_store import StudyFitStore
 from optuna_vpbo._proposals import Repeats
 from optuna_vpbo._search_tree import infer_search_tree
+from optuna_vpbo._stored import stored_moves
 from optuna_vpbo._tree_encoder import TreeEncoder
 from optuna_vpbo._trial_record import TrialRecord
 from optuna_vpbo._trial_states import (
@@ -62,6 +63,8 @@ class Observations:
     n_finished: int
     directions: tuple[StudyDirection, ...]  # the study's, one per objective
     fit_store: StudyFitStore  # where a long study's fits outlive the process
+    # The search-policy moves the other trials stored (``_stored.stored_moves``), by trial number.
+    moves: dict[int, tuple[str, bool]]
 
     @property
     def constraints(self) -> list[dict[str, float]]:
@@ -148,7 +151,7 @@ def observe(
     return Observations(
         encoder, complete, pruned, failed, finished_h[rows], finished_x[rows], values, pending, key,
         imputed=imputed, finished=(finished_h, finished_x), n_finished=n_finished,
-        directions=tuple(study.directions), fit_store=StudyFitStore(study),
+        directions=tuple(study.directions), fit_store=StudyFitStore(study), moves=stored_moves(trials, trial),
     )
 
 

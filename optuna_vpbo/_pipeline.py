@@ -42,11 +42,13 @@ from optuna_vpbo._trial_record import TrialRecord
 @dataclasses.dataclass(frozen=True)
 class Suggestion:
     """The parameters of a trial (empty: the independent sampler draws them), an alternative for
-    when another worker published the same suggestion, and the diagnostics of the choice."""
+    when another worker published the same suggestion, the diagnostics of the choice and the
+    search policy's move to store (``_stored.MOVE_KEY``: kind, stalled), None in the design."""
 
     params: dict[str, Any]
     alternative: dict[str, Any] | None
     diagnostics: dict[str, Any]
+    move: tuple[str, bool] | None = None
 
 
 class TrialPipeline:
@@ -85,7 +87,7 @@ class TrialPipeline:
             return Suggestion(params, None, design_diagnostics(models, observed, settings.failed_trials, params))
         acquisition, starts_order, n_observed = trial_acquisition(models, settings.n_refine)
         best_row = int(starts_order[0])
-        move = trial_move(observed, models, best_row, trial.number, settings.is_paper)
+        move = trial_move(observed, models, best_row, settings.is_paper)
         perturbed = incumbent_perturbation(observed, best_row, repeats, rng) if move.kind == PERTURBED_INCUMBENT else None
         drawn = None
         if perturbed is not None:
@@ -101,4 +103,4 @@ class TrialPipeline:
         params = observed.encoder.decode(proposal.row, proposal.x)
         alternative = observed.encoder.decode(proposal.row, proposal.x_candidate)
         diagnostics = proposal_diagnostics(move, proposal, drawn, models, observed, settings.failed_trials, params)
-        return Suggestion(params, alternative, diagnostics)
+        return Suggestion(params, alternative, diagnostics, (move.kind, move.stalled))

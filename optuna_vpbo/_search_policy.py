@@ -9,18 +9,22 @@ Three moves (``MOVES``):
   so that a float or int held in a local minimum the model believes in (a face of the box) is
   tried elsewhere.
 
-The rule (a stall test with a schedule): a study is *stalled* once its best complete trial is at
-least ``STALL_TRIALS`` complete trials old. A stalled study's odd-numbered trials take the least
-observed combinations, unless every combination of a flat space already has ``STALL_COVERAGE * (d
-+ 1)`` observations (there is no little-observed combination left). In a flat space, its trials
-whose number is a multiple of ``PERTURBATION_PERIOD`` (doubled after each ``PERTURBATION_BACKOFF``
-perturbations in a row that did not beat the best) perturb the incumbent. In a conditional space
-an improvement smaller than ``STALL_TOLERANCE`` of the range of the values so far does not make the
-study less stalled: refining one leaf's optimum in its last digits is a stall. Every other trial,
-and every trial of a study that is not stalled, makes value proposals.
+The rule (a stall test with turns): a study is *stalled* once its best complete trial is at least
+``STALL_TRIALS`` complete trials old. Each trial stores its move and whether the study was stalled
+when it was chosen (``_stored.MOVE_KEY``, written before the trial runs), and a stalled study's
+*turn* is the number of stored stalled trials, of any state, numbered after its incumbent. An odd
+turn takes the least observed combinations, unless every combination of a flat space already has
+``STALL_COVERAGE * (d + 1)`` observations (there is no little-observed combination left). In a
+flat space, a turn of ``PERTURBATION_PERIOD / 2`` modulo the period perturbs the incumbent; the
+period doubles after each ``PERTURBATION_BACKOFF`` stored perturbations in a row that did not beat
+the best. In a conditional space an improvement smaller than ``STALL_TOLERANCE`` of the range of
+the values so far does not make the study less stalled: refining one leaf's optimum in its last
+digits is a stall. Every other turn, and every trial of a study that is not stalled, makes value
+proposals.
 
-The decision reads only the complete trials stored in the study, replayed in trial-number order,
-so every worker and process derives the same move for the same trial. Why each constant has its
+The decision reads only what the study stores (the complete trials, replayed in trial-number
+order, and the stored moves), so every worker and process derives the same move from the same
+study, and concurrent workers take turns instead of repeating one move. Why each constant has its
 value: docs/decisions.md, "The search policy".
 """
 
@@ -62,20 +66,24 @@ MAX_PERTURBATION_DRAWS = 8
 class StudyRecord:
     """What the policy reads of a single-objective (or scalarised) study after its design.
 
-    ``targets``, ``feasible`` and ``numbers``: the complete trials' model targets (higher is
-    better), feasibility and trial numbers, in the model's row order; ``values``: the same trials'
-    values as a user sees them, signed so that higher is better (None with several objectives:
-    the targets serve); ``best_row``: the incumbent's row among the model's rows; ``rows``: the
-    categorical codes of every row the model has (n x k); ``n_levels``: each categorical's number
-    of values; ``n_numeric``: the numeric dimensions; ``conditional``: whether the space is a tree
-    with conditions.
+    ``targets``, ``feasible``, ``numbers`` and ``perturbed``: the complete trials' model targets
+    (higher is better), feasibility, trial numbers and whether each stored the move
+    ``PERTURBED_INCUMBENT``, in the model's row order; ``values``: the same trials' values as a
+    user sees them, signed so that higher is better (None with several objectives: the targets
+    serve); ``best_row``: the incumbent's row among the model's rows; ``stalled_numbers``: the
+    numbers of the trials of any state that stored a move chosen while the study was stalled;
+    ``rows``: the categorical codes of every row the model has (n x k); ``n_levels``: each
+    categorical's number of values; ``n_numeric``: the numeric dimensions; ``conditional``:
+    whether the space is a tree with conditions.
     """
 
     targets: np.ndarray
     feasible: np.ndarray
     numbers: np.ndarray
+    perturbed: np.ndarray
     values: np.ndarray | None
     best_row: int
+    stalled_numbers: np.ndarray
     rows: np.ndarray
     n_levels: np.ndarray
     n_numeric: int
@@ -91,6 +99,11 @@ class Move:
     stall_age: int
     reason: str
 
+    @property
+    def stalled(self) -> bool:
+        """Whether the study was stalled when the move was chosen (the move counts as a turn)."""
+        return self.stall_age >= STALL_TRIALS
+
     def without_perturbation(self) -> Move:
         """The move made instead when a perturbed incumbent could not be drawn (every perturbed
         point was taken or failed): value proposals; any other move is itself."""
@@ -99,11 +112,9 @@ class Move:
         return Move(PROPOSALS, self.stall_age, "every perturbed point was taken or failed: value proposals")
 
 
-def trial_move(
-    observed: Observations, models: TrialModels, best_row: int, trial_number: int, every_trial_proposes: bool
-) -> Move:
-    """The move of trial ``trial_number``, which read ``observed`` and fitted ``models``; the
-    incumbent is objective row ``best_row``. Under log EHVI, and in the paper's algorithm
+def trial_move(observed: Observations, models: TrialModels, best_row: int, every_trial_proposes: bool) -> Move:
+    """The move of the trial that read ``observed`` and fitted ``models``; the incumbent is
+    objective row ``best_row``. Under log EHVI, and in the paper's algorithm
     (``every_trial_proposes``), every trial makes value proposals; else ``choose_move`` decides."""
     if models.hypervolume:
         return Move(PROPOSALS, 0, "log EHVI: every trial makes value proposals")
@@ -116,47 +127,46 @@ def trial_move(
         values = sign * np.asarray(observed.values[:n, 0], dtype=np.float64)
     encoder = observed.encoder
     numbers = np.array([t.number for t in observed.complete], dtype=np.int64)
+    perturbed = np.array([observed.moves.get(int(k), ("", False))[0] == PERTURBED_INCUMBENT for k in numbers], dtype=bool)
+    stalled = np.array([k for k, (_, was_stalled) in observed.moves.items() if was_stalled], dtype=np.int64)
     record = StudyRecord(
-        models.objectives[0].targets[:n], models.feasible[:n], numbers, values, best_row, observed.h,
-        encoder.n_choices, encoder.n_numeric, conditional=not encoder.tree.is_flat,
+        models.objectives[0].targets[:n], models.feasible[:n], numbers, perturbed, values, best_row, stalled,
+        observed.h, encoder.n_choices, encoder.n_numeric, conditional=not encoder.tree.is_flat,
     )
-    return choose_move(record, trial_number)
+    return choose_move(record)
 
 
-def choose_move(record: StudyRecord, trial_number: int) -> Move:
-    """The move of trial ``trial_number`` (see the module docstring)."""
-    age = _stall_age(record)
+def choose_move(record: StudyRecord) -> Move:
+    """The move of the study's next trial (see the module docstring)."""
+    age, anchor = _stall(record)
     if age < STALL_TRIALS:
         return Move(PROPOSALS, age, f"the best trial is {age} complete trials old (stalled from {STALL_TRIALS})")
-    if trial_number % 2 == 1:
+    turn = int(np.count_nonzero(record.stalled_numbers > anchor))
+    if turn % 2 == 1:
         if not record.conditional and covered(record.rows, record.n_levels, record.n_numeric, STALL_COVERAGE):
             return Move(PROPOSALS, age, "stalled, but every combination is observed enough")
-        return Move(LEAST_OBSERVED, age, f"stalled for {age} trials: an odd trial explores the least observed combinations")
-    if not record.conditional and _perturbs(record, age, trial_number):
-        return Move(PERTURBED_INCUMBENT, age, f"stalled for {age} trials: this trial perturbs the incumbent")
-    return Move(PROPOSALS, age, f"stalled for {age} trials; this trial refines")
+        return Move(LEAST_OBSERVED, age, f"stalled for {age} trials, turn {turn}: an odd turn explores")
+    if not record.conditional and _perturbs(record, turn):
+        return Move(PERTURBED_INCUMBENT, age, f"stalled for {age} trials, turn {turn}: this turn perturbs the incumbent")
+    return Move(PROPOSALS, age, f"stalled for {age} trials, turn {turn}: this turn refines")
 
 
-def _stall_age(record: StudyRecord) -> int:
-    """How many complete trials the best one is old; in a conditional space, counted from the last
-    improvement larger than ``STALL_TOLERANCE`` of the range of the values (``replay``)."""
+def _stall(record: StudyRecord) -> tuple[int, int]:
+    """How many complete trials the best one is old, and the trial number it is counted from; in
+    a conditional space, counted from the last improvement larger than ``STALL_TOLERANCE`` of the
+    range of the values (``replay``)."""
     if not record.conditional:
-        return len(record.targets) - 1 - record.best_row
+        return len(record.targets) - 1 - record.best_row, int(record.numbers[record.best_row])
     values = record.values if record.values is not None else record.targets
-    return replay(values, record.feasible, record.numbers, lambda age, unpaid, n: False, STALL_TOLERANCE)[0]
+    age, anchor, _ = replay(values, record.feasible, record.numbers, np.zeros(len(values), dtype=bool), STALL_TOLERANCE)
+    return age, anchor
 
 
-def _perturbs(record: StudyRecord, age: int, trial_number: int) -> bool:
-    """Whether a stalled flat study perturbs its incumbent on trial ``trial_number``: a multiple of
-    the period, which each ``PERTURBATION_BACKOFF`` unpaid perturbations in a row double."""
-    if trial_number % PERTURBATION_PERIOD != 0:  # a backoff only removes trials: no replay
-        return False
-
-    def scheduled(age_then: int, unpaid_then: int, number: int) -> bool:
-        return age_then >= STALL_TRIALS and number % (PERTURBATION_PERIOD << _halvings(unpaid_then)) == 0
-
-    unpaid = replay(record.targets, record.feasible, record.numbers, scheduled, 0.0)[1]
-    return age >= STALL_TRIALS and trial_number % (PERTURBATION_PERIOD << _halvings(unpaid)) == 0
+def _perturbs(record: StudyRecord, turn: int) -> bool:
+    """Whether a stalled flat study perturbs its incumbent on an even ``turn``: half a period into
+    the period, which each ``PERTURBATION_BACKOFF`` unpaid stored perturbations in a row double."""
+    unpaid = replay(record.targets, record.feasible, record.numbers, record.perturbed, 0.0)[2]
+    return turn % (PERTURBATION_PERIOD << _halvings(unpaid)) == PERTURBATION_PERIOD // 2
 
 
 def _halvings(unpaid: int) -> int:
@@ -177,18 +187,14 @@ def covered(observed_h: np.ndarray, n_levels: np.ndarray, n_numeric: int, covera
 
 
 def replay(
-    targets: np.ndarray,
-    feasible: np.ndarray,
-    numbers: np.ndarray,
-    scheduled: Callable[[int, int, int], bool],
-    tolerance: float,
-) -> tuple[int, int]:
-    """Replay the complete trials (``targets``: higher is better; ``feasible``; trial ``numbers``)
-    in trial-number order. Returns the best trial's age after the last of them (complete trials
-    since the last one that beat the best before it by more than ``tolerance`` times the range of
-    the targets so far; a first feasible trial always counts), and how many trials of one kind in
-    a row, up to the last, did not beat the best before them: ``scheduled(age, unpaid, number)``
-    says whether trial ``number`` is of that kind, given the age and unpaid run before it."""
+    targets: np.ndarray, feasible: np.ndarray, numbers: np.ndarray, marked: np.ndarray, tolerance: float
+) -> tuple[int, int, int]:
+    """Replay the complete trials (``targets``: higher is better; ``feasible``; trial ``numbers``;
+    ``marked``: of one kind) in trial-number order. Returns the best trial's age after the last of
+    them (complete trials since the last one that beat the best before it by more than
+    ``tolerance`` times the range of the targets so far; a first feasible trial always counts),
+    that trial's number (-1 before any), and how many marked trials in a row, up to the last, did
+    not beat the best before them."""
     order = np.argsort(numbers, kind="stable")
     best: tuple[bool, float] | None = None
     anchor = -1
@@ -197,13 +203,14 @@ def replay(
     for position, i in enumerate(order):
         key = (bool(feasible[i]), float(targets[i]))
         low, high = min(low, key[1]), max(high, key[1])
-        if best is not None and scheduled(position - 1 - anchor, unpaid, int(numbers[i])):
+        if best is not None and marked[i]:
             unpaid = 0 if key > best else unpaid + 1
         if best is None or key > best:
             if best is None or key[0] > best[0] or key[1] - best[1] > tolerance * (high - low):
                 anchor = position
             best = key
-    return len(order) - 1 - anchor, unpaid
+    anchor_number = int(numbers[order[anchor]]) if anchor >= 0 else -1
+    return len(order) - 1 - anchor, anchor_number, unpaid
 
 
 def incumbent_perturbation(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 import numbers
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import optuna
@@ -31,6 +31,10 @@ SYSTEM_ATTR_MAX_LENGTH = 2045
 MAX_PUBLISHED_CHUNKS = 256
 # System attribute of a trial that failed in the objective (written by the sampler, read by ``_trial_states``).
 OBJECTIVE_FAILURE_KEY = "vpbo:objective_failure"
+# System attribute of a trial's search-policy move: [kind, whether the study was stalled] (``_search_policy``).
+MOVE_KEY = "vpbo:move"
+# Characters of a stored move's kind at most.
+MAX_MOVE_KIND_LENGTH = 40
 # RetryFailedTrialCallback's system attribute on the retry: the number of the failed trial.
 RETRIED_TRIAL_KEY = "failed_trial"
 # Digits of an integer in stored JSON (an int64 has 19): a longer one is no value this package
@@ -207,6 +211,32 @@ def objective_failure_mark(trial: TrialRecord) -> bool:
         return value
 
     return bool(trial_attribute(trial, OBJECTIVE_FAILURE_KEY, check, default=False))
+
+
+def stored_move(trial: TrialRecord) -> tuple[str, bool] | None:
+    """The search-policy move a trial stored (``MOVE_KEY``): its kind, a str of at most
+    ``MAX_MOVE_KIND_LENGTH`` characters, and whether the study was stalled; None if absent or
+    ignored. The policy compares the kind with its own moves: an unknown one matches none."""
+    def check(value: Any) -> tuple[str, bool]:
+        if not (isinstance(value, list) and len(value) == 2):
+            raise Invalid(f"the move must be a list [kind, stalled], got {quoted(value)}")
+        kind, stalled = value
+        if not isinstance(kind, str) or len(kind) > MAX_MOVE_KIND_LENGTH or not isinstance(stalled, bool):
+            raise Invalid(f"the move must be [a short str, true or false], got {quoted(value)}")
+        return kind, stalled
+
+    move: tuple[str, bool] | None = trial_attribute(trial, MOVE_KEY, check)
+    return move
+
+
+def stored_moves(trials: Sequence[TrialRecord], trial: TrialRecord) -> dict[int, tuple[str, bool]]:
+    """The moves stored by ``trials`` other than ``trial`` (``stored_move``), by trial number."""
+    moves = {}
+    for other in trials:
+        move = stored_move(other) if other.number != trial.number else None
+        if move is not None:
+            moves[other.number] = move
+    return moves
 
 
 def retried_trial(trial: TrialRecord) -> int | None:

@@ -20,7 +20,7 @@ from optuna_vpbo._observations import tree_states
 from optuna_vpbo._pipeline import TrialPipeline
 from optuna_vpbo._search_tree import infer_search_tree
 from optuna_vpbo._settings import PRESETS, VPBOSettings
-from optuna_vpbo._stored import OBJECTIVE_FAILURE_KEY
+from optuna_vpbo._stored import MOVE_KEY, OBJECTIVE_FAILURE_KEY
 
 _logger = optuna.logging.get_logger(__name__)
 # What the model honestly cannot do (a kernel matrix that cannot be factorised): the trial then
@@ -172,7 +172,9 @@ class VPBOSampler(BaseSampler):
                 )
                 return {}
             # Published before the lock is released, so that the next thread of this process
-            # already sees this trial as pending.
+            # already sees this trial as pending, and its move as taken.
+            if suggestion.move is not None:
+                _optuna_compat.set_trial_system_attr(study, trial, MOVE_KEY, list(suggestion.move))
             _pending.publish(study, trial, suggestion.params)
         self._record(study, trial, suggestion.diagnostics)
         if not suggestion.params:

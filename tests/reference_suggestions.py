@@ -41,9 +41,10 @@ KERNELS = {
 # The settings behind each recorded sampler; a name's settings never change (a new default gets
 # a new name).
 SAMPLERS: dict[str, Callable[[], VPBOSampler]] = {
-    # The defaults as they were recorded on 2026-12-01 (the lab's vpbo-v3): ``VPBOSampler()``'s
-    # settings must keep giving these suggestions until a change of the defaults records them anew.
-    "v3": lambda: VPBOSampler(seed=0),
+    # The defaults as they were recorded on 2026-12-03 (the lab's vpbo-v4: the search policy's turns
+    # read from the stored moves): ``VPBOSampler()``'s settings must keep giving these suggestions
+    # until a change of the defaults records them anew.
+    "v4": lambda: VPBOSampler(seed=0),
     "paper": lambda: VPBOSampler(seed=0, preset="paper"),
 }
 

@@ -1,6 +1,6 @@
 """The seed-0 suggestions of a few studies (flat, conditional, two objectives, pruned and failed
 trials, two stalling studies) are those recorded in ``tests/data/reference_suggestions.json``, for
-the defaults (recorded as ``v3``) and the paper's: refactorings change no suggestion (``tests/reference_suggestions.py`` says how
+the defaults (recorded as ``v4``) and the paper's: refactorings change no suggestion (``tests/reference_suggestions.py`` says how
 they were recorded and when to record them anew)."""
 
 from __future__ import annotations

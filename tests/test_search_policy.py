@@ -3,6 +3,7 @@ checked against a direct simulation of the rule its docstring states, and in rea
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -28,24 +29,28 @@ from optuna_vpbo._search_policy import (
 )
 
 
-def _direct_moves(values: list[float], conditional: bool) -> list[str]:
-    """The move of each trial after ``values`` (minimisation, trial numbers 0, 1, ...; no space
-    is ever covered), simulated as the rule is stated: the stall age from the last improvement
-    (beyond ``STALL_TOLERANCE`` of the range in a conditional space), odd trials explore, a flat
-    space perturbs on multiples of the period, doubled per ``PERTURBATION_BACKOFF`` unpaid
-    perturbations in a row."""
-    moves, best, anchor, unpaid = [], math.inf, -1, 0
+def _direct_moves(values: list[float], conditional: bool) -> list[tuple[str, bool]]:
+    """The move of each trial after ``values`` (minimisation, trial numbers 0, 1, ..., each
+    complete before the next begins; no space is ever covered) and whether it was stalled,
+    simulated as the rule is stated: the stall age from the last improvement (beyond
+    ``STALL_TOLERANCE`` of the range in a conditional space); the turn, the stalled trials since
+    that improvement; odd turns explore, a flat space perturbs half a period into the period,
+    doubled per ``PERTURBATION_BACKOFF`` unpaid perturbations in a row."""
+    moves: list[tuple[str, bool]] = []
+    best, anchor, unpaid = math.inf, -1, 0
     for number in range(len(values) + 1):
         age = number - 1 - anchor
+        stalled = number > 0 and age >= STALL_TRIALS
+        turn = sum(1 for m in range(anchor + 1, number) if moves[m][1])
         period = PERTURBATION_PERIOD * 2 ** min(unpaid // PERTURBATION_BACKOFF, 10)
-        if number > 0 and age >= STALL_TRIALS and number % 2 == 1:
-            moves.append("least-observed")
-        elif number > 0 and age >= STALL_TRIALS and not conditional and number % period == 0:
-            moves.append("perturbed-incumbent")
+        if stalled and turn % 2 == 1:
+            moves.append(("least-observed", True))
+        elif stalled and not conditional and turn % period == PERTURBATION_PERIOD // 2:
+            moves.append(("perturbed-incumbent", True))
             if number < len(values):
                 unpaid = 0 if values[number] < best else unpaid + 1
         else:
-            moves.append("proposals")
+            moves.append(("proposals", stalled))
         if number == len(values):
             break
         value, seen = values[number], values[: number + 1]
@@ -57,16 +62,20 @@ def _direct_moves(values: list[float], conditional: bool) -> list[str]:
     return moves
 
 
-def _record(values: list[float], conditional: bool) -> StudyRecord:
-    """The record of complete trials 0..n-1 with ``values`` (minimised), in trial order as the
-    study stores them, over a space with far more combinations than trials (never covered)."""
+def _record(values: list[float], conditional: bool, moves: list[tuple[str, bool]] | None = None) -> StudyRecord:
+    """The record of complete trials 0..n-1 with ``values`` (minimised) and the stored ``moves``
+    (none: none stored), in trial order as the study stores them, over a space with far more
+    combinations than trials (never covered)."""
     rng = np.random.default_rng(len(values))
     numbers = np.arange(len(values))
+    moves = moves or [("proposals", False)] * len(values)
     targets = -np.asarray(values, dtype=np.float64)
     best_row = int(np.argmax(targets))
     rows = rng.integers(0, 50, size=(len(values), 3)).astype(np.int32)
-    return StudyRecord(targets, np.ones(len(values), dtype=bool), numbers, targets, best_row, rows, np.array([50, 50, 50]), 2,
-                       conditional)
+    perturbed = np.array([kind == "perturbed-incumbent" for kind, _ in moves], dtype=bool)
+    stalled = np.array([n for n, (_, was_stalled) in enumerate(moves) if was_stalled], dtype=np.int64)
+    return StudyRecord(targets, np.ones(len(values), dtype=bool), numbers, perturbed, targets, best_row, stalled, rows,
+                       np.array([50, 50, 50]), 2, conditional)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -77,16 +86,32 @@ def test_each_move_is_the_rule_simulated_directly(seed: int, conditional: bool) 
     values = list(np.minimum.accumulate(rng.uniform(size=120)) + rng.exponential(size=120) * (rng.uniform(size=120) > 0.04))
     values += [min(values) - 1e-9 * k for k in range(1, 40)]
     expected = _direct_moves(values, conditional)
-    for n in range(STALL_TRIALS, len(values) + 1, 3):
-        assert choose_move(_record(values[:n], conditional), n).kind == expected[n], f"trial {n}"
+    assert {kind for kind, _ in expected} == (set(MOVES) if not conditional else set(MOVES) - {"perturbed-incumbent"})
+    for n in range(STALL_TRIALS, len(values) + 1):
+        move = choose_move(_record(values[:n], conditional, expected[:n]))
+        assert (move.kind, move.stalled) == expected[n], f"trial {n}"
+
+
+def test_running_trials_take_turns() -> None:
+    """Stalled trials still running count as turns: a worker that begins while other workers'
+    stalled trials run takes the next turn instead of repeating theirs."""
+    values = [0.0] + [1.0] * 14  # trial 0 is the best; trials 11-14 were stalled: turn 4
+    moves = [("proposals", False)] * 11 + [("proposals", True), ("least-observed", True)] * 2
+    record = _record(values, False, moves)
+    assert choose_move(record).kind == "proposals"
+    one_running = dataclasses.replace(record, stalled_numbers=np.append(record.stalled_numbers, 15))
+    assert choose_move(one_running).kind == "least-observed"
+    two_running = dataclasses.replace(record, stalled_numbers=np.append(record.stalled_numbers, [15, 16]))
+    assert choose_move(two_running).kind == "perturbed-incumbent"
 
 
 def test_a_first_feasible_trial_ends_a_stall() -> None:
     targets = np.array([5.0, 6.0, 1.0, 1.0 + 1e-9, 0.5, 0.4])
     feasible = np.array([False, False, True, True, True, True])
     # Trial 2 is the first feasible one; later gains (1e-9, then below 5 % of the range) are not.
-    assert replay(targets, feasible, np.arange(6), lambda age, unpaid, n: False, 0.05)[0] == 3
-    assert replay(targets, feasible, np.arange(6), lambda age, unpaid, n: False, 0.0)[0] == 2
+    unmarked = np.zeros(6, dtype=bool)
+    assert replay(targets, feasible, np.arange(6), unmarked, 0.05)[:2] == (3, 2)
+    assert replay(targets, feasible, np.arange(6), unmarked, 0.0)[:2] == (2, 3)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -106,13 +131,13 @@ def test_a_space_without_categoricals_is_covered_by_its_trials() -> None:
     assert not covered(np.zeros((0, 2), dtype=np.int32), np.array([2, 2]), 1, 1)
 
 
-def test_a_covered_flat_space_makes_value_proposals_on_odd_trials() -> None:
+def test_a_covered_flat_space_makes_value_proposals_on_odd_turns() -> None:
     values = [0.0] + [1.0] * 30
     record = _record(values, conditional=False)
-    dense = StudyRecord(record.targets, record.feasible, record.numbers, record.values, record.best_row,
-                        np.zeros((31, 1), dtype=np.int32), np.array([1]), 2, conditional=False)
-    assert choose_move(record, 31).kind == "least-observed"
-    assert choose_move(dense, 31).kind == "proposals"
+    record = dataclasses.replace(record, stalled_numbers=np.array([30]))  # turn 1
+    dense = dataclasses.replace(record, rows=np.zeros((31, 1), dtype=np.int32), n_levels=np.array([1]))
+    assert choose_move(record).kind == "least-observed"
+    assert choose_move(dense).kind == "proposals"
 
 
 def test_least_observed_rows() -> None:
@@ -203,22 +228,25 @@ def _stalled_study(conditional: bool, n_trials: int, sampler: VPBOSampler) -> op
 @pytest.mark.slow
 @pytest.mark.parametrize("conditional", [False, True], ids=["flat", "conditional"])
 def test_a_stalled_study_explores_and_perturbs_as_the_rule_says(conditional: bool) -> None:
-    """Trial 0 is the best, never beaten: from trial 11 on (the best 10 trials old) the odd
-    trials propose among the least observed combinations; in the flat space trials 12, 16, 20 and
-    24 perturb the incumbent, the four unpaid perturbations double the period (32, 40); the
-    conditional space never perturbs. The diagnostics name each move and why, and recording them
-    changes no suggestion."""
+    """Trial 0 is the best, never beaten: from trial 11 on (the best 10 trials old) every trial is
+    a turn, and the odd turns (trials 12, 14, ...) propose among the least observed combinations;
+    in the flat space turns 2, 6, 10 and 14 (trials 13, 17, 21, 25) perturb the incumbent, and the
+    four unpaid perturbations double the period (turns 18 and 26: trials 29 and 37); the
+    conditional space never perturbs. The diagnostics name each move and why, each trial stores
+    its move, and recording the diagnostics changes no suggestion."""
     study = _stalled_study(conditional, 44, make_sampler(n_startup_trials=4, record_proposals=True))
     moves = {t.number: t.user_attrs["vpbo"].get("move") for t in study.trials if "vpbo" in t.user_attrs}
-    assert [n for n, m in moves.items() if m == "least-observed"] == list(range(11, 44, 2))
+    assert [n for n, m in moves.items() if m == "least-observed"] == list(range(12, 44, 2))
     perturbed = [n for n, m in moves.items() if m == "perturbed-incumbent"]
-    assert perturbed == ([] if conditional else [12, 16, 20, 24, 32, 40])
+    assert perturbed == ([] if conditional else [13, 17, 21, 25, 29, 37])
+    stored = {t.number: t.system_attrs.get("vpbo:move") for t in study.trials}
+    assert all(stored[n] == [m, n >= 11] for n, m in moves.items() if m)
     for n in perturbed:
         trial = study.trials[n]
         changed = [name for name in ("x", "y") if trial.params[name] != study.trials[0].params[name]]
         assert (trial.params["kind"], trial.params["size"]) == ("a", 1)
         assert changed == [trial.user_attrs["vpbo"]["perturbed_parameter"]]
-    for n in range(11, 44, 2):
+    for n in range(12, 44, 2):
         trial = study.trials[n]
         leaf = (trial.params["kind"], trial.params["size"])
         counts: dict[tuple[str, int], int] = {}

@@ -32,6 +32,7 @@ from optuna_vpbo._fit_store import FIT_KEY_PREFIX, valid_fit
 from optuna_vpbo._hyperparameters import hyperparameter_layout
 from optuna_vpbo._pending import RELATIVE_PARAMS_KEY, pending_points, published_params
 from optuna_vpbo._search_tree import SearchTree
+from optuna_vpbo._stored import MOVE_KEY, stored_move
 from optuna_vpbo._tree_encoder import TreeEncoder
 from optuna_vpbo._trial_states import OBJECTIVE_FAILURE_KEY, finished_trials
 
@@ -241,6 +242,18 @@ def test_a_failure_mark_that_is_not_a_bool_is_not_read(
         assert finished_trials(study.trials).failed == []  # "false" read as a failure on 74e94fd
         run_trials(study)
     assert len(ignored_warnings(caplog, OBJECTIVE_FAILURE_KEY)) == 1
+
+
+@pytest.mark.parametrize("value", ["proposals", ["proposals"], ["proposals", 1], [3, True], ["x" * 41, True], None])
+def test_a_broken_stored_move_is_not_read(
+    value: Any, base_trials: list[optuna.trial.FrozenTrial], caplog: pytest.LogCaptureFixture
+) -> None:
+    study = new_study(base_trials)
+    finished_trial_with(study, {MOVE_KEY: value}, TrialState.COMPLETE)
+    with caplog.at_level(logging.WARNING):
+        assert stored_move(study.trials[-1]) is None
+        run_trials(study)
+    assert len(ignored_warnings(caplog, MOVE_KEY)) == 1
 
 
 CONSTRAINTS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {

@@ -11,7 +11,7 @@ from optuna.samplers import BaseSampler
 from optuna_vpbo import VPBOSampler, VPBOSettings
 from vpbo_benchmarks.oracle import default_oracle_sampler
 from vpbo_benchmarks.samplers import SAMPLER_FACTORIES, make_sampler
-from vpbo_benchmarks.vpbo_variants import REFERENCES, STORED_ONLY, V3_SETTINGS, VARIANTS, reference_settings
+from vpbo_benchmarks.vpbo_variants import REFERENCES, STORED_ONLY, V4_SETTINGS, VARIANTS, reference_settings
 
 
 def vpbo_settings(sampler: BaseSampler) -> VPBOSettings:
@@ -20,13 +20,13 @@ def vpbo_settings(sampler: BaseSampler) -> VPBOSettings:
 
 
 def test_the_pinned_reference_spells_out_every_field() -> None:
-    assert set(V3_SETTINGS) == {f.name for f in dataclasses.fields(VPBOSettings) if f.init}
-    assert VPBOSettings(**V3_SETTINGS) == reference_settings("v3")
+    assert set(V4_SETTINGS) == {f.name for f in dataclasses.fields(VPBOSettings) if f.init}
+    assert VPBOSettings(**V4_SETTINGS) == reference_settings("v4")
 
 
 def test_the_paper_reference_is_the_paper_preset() -> None:
     assert reference_settings("paper") == VPBOSettings.paper() and reference_settings("paper").is_paper
-    assert set(REFERENCES) == {"v3", "paper"}
+    assert set(REFERENCES) == {"v4", "paper"}
 
 
 def test_stored_only_names_are_not_samplers() -> None:
@@ -41,13 +41,13 @@ def test_every_named_variant_runs_its_pinned_settings(name: str) -> None:
     if name in VARIANTS:
         assert sampler.settings == VARIANTS[name].settings()
     else:
-        assert sampler.settings == VPBOSettings(**V3_SETTINGS)
+        assert sampler.settings == VPBOSettings(**V4_SETTINGS)
 
 
 def test_vpbo_is_what_a_user_gets_and_the_oracle_runs_vpbo_v3() -> None:
     assert vpbo_settings(make_sampler("vpbo", 0)) == VPBOSampler().settings
     oracle = default_oracle_sampler(0)
-    assert isinstance(oracle, VPBOSampler) and oracle.settings == VPBOSettings(**V3_SETTINGS)
+    assert isinstance(oracle, VPBOSampler) and oracle.settings == VPBOSettings(**V4_SETTINGS)
 
 
 def test_the_samplers_of_the_measured_and_not_adopted_settings_are_gone() -> None:

@@ -2,7 +2,7 @@
 
 For each categorical combination c, one study optimises the numeric part alone with the
 categoricals fixed (``PartialFixedSampler``), for the full number of trials and with its own GP:
-by default a ``VPBOSampler`` with ``vpbo-v3``'s pinned settings (:mod:`.vpbo_variants`), which on
+by default a ``VPBOSampler`` with ``vpbo-v4``'s pinned settings (:mod:`.vpbo_variants`), which on
 a space without categoricals is GP-EI (Matern ARD GP, log EI maximised over quasi-random
 candidates and refined by L-BFGS-B, an initial design of random and MES points). The Oracle's
 value after t trials is the best over the combinations of each run's best value after t trials:

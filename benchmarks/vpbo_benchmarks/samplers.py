@@ -34,7 +34,7 @@ def _pinned(variant: Variant) -> Callable[[int], BaseSampler]:
 class IntersectionVPBOSampler(VPBOSampler):
     """VPBO on the intersection search space alone, as before conditional search spaces were
     modelled: an ablation, in which parameters of one branch go to the independent sampler
-    (``vpbo-v3``'s settings)."""
+    (``vpbo-v4``'s settings)."""
 
     def __init__(self, seed: int) -> None:
         settings = reference_settings(INTERSECTION_REFERENCE)

@@ -4,12 +4,12 @@ The stored runs keep values, not the sampler's diagnostics, so the kinds are rep
 values with the defaults' schedule (the stall safeguard of ``VPBOSettings``, its tolerance in
 conditional spaces included, written anew here from its documentation; the tests check it against
 the sampler's own diagnostics): the initial design (the first ``n_startup`` trials), then, once the
-best trial is ``stall_trials`` trials old, the exploring trials (least observed combinations, odd
-trial numbers) and, in a flat space, the perturbing ones (multiples of 4, the period doubled per
-``perturbation_backoff`` perturbing trials in a row that did not beat the best); every other trial
-is the model's. A run of other settings is replayed with the settings given. A trial pays when it
-beats every earlier trial of its run (observed values, loss terms). Pruned and failed trials count
-as trials that did not pay.
+best trial is ``stall_trials`` trials old, each trial is a turn of the stalled study (counted from
+its incumbent): the odd turns explore (least observed combinations) and, in a flat space, turns 2,
+6, 10, ... perturb (every 4th, the period doubled per ``perturbation_backoff`` perturbing trials in
+a row that did not beat the best); every other trial is the model's. A run of other settings is
+replayed with the settings given. A trial pays when it beats every earlier trial of its run
+(observed values, loss terms). Pruned and failed trials count as trials that did not pay.
 """
 
 from __future__ import annotations
@@ -58,26 +58,27 @@ def replay_kinds(losses: Sequence[float], flat: bool, schedule: Schedule = Sched
     complete trials on, inside the defaults' 16-trial design)."""
     tolerance = 0.0 if flat else schedule.stall_tolerance
     low, high = math.inf, -math.inf
-    kinds, best, best_position, position, unpaid = [], math.inf, -1, 0, 0
+    kinds, best, best_position, position, unpaid, turn = [], math.inf, -1, 0, 0, 0
     for number, loss in enumerate(losses):
         stalled = best_position >= 0 and 0 < schedule.stall_trials <= position - 1 - best_position
         backoff = schedule.perturbation_backoff
         period = 4 << (min(unpaid // backoff, 10) if backoff > 0 else 0)
         if number < schedule.n_startup:
             kinds.append("design")
-        elif stalled and number % 2 == 1:
+        elif stalled and turn % 2 == 1:
             kinds.append("explore")
-        elif stalled and flat and schedule.perturbation and number % period == 0:
+        elif stalled and flat and schedule.perturbation and turn % period == 2:
             kinds.append("perturb")
             if not math.isnan(loss):
                 unpaid = 0 if loss < best else unpaid + 1
         else:
             kinds.append("model")
+        turn += int(stalled and number >= schedule.n_startup)
         if not math.isnan(loss):
             low, high = min(low, loss), max(high, loss)
             if loss < best:
                 if best == math.inf or best - loss > tolerance * (high - low):
-                    best_position = position
+                    best_position, turn = position, 0
                 best = loss
             position += 1
     return kinds

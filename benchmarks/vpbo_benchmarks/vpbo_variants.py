@@ -6,8 +6,8 @@ by field (a reference's complete dictionary, and the fields the variant changes)
 ``VPBOSettings()``, so that a new default cannot change what a name means and a stored run keeps
 the settings its name says. The references that run:
 
-- ``v3``: the defaults of 2026-12-01 (a 16-trial design, the search policy's stall test, no
-  wasted repeats), the last defaults before the first-trials and large-space work;
+- ``v4``: the defaults of 2026-12-03 (a 16-trial design, the search policy's stall test with its
+  turns read from the moves the trials stored, no wasted repeats);
 - ``paper``: the paper's algorithm (``VPBOSettings.paper()``, which must not change).
 
 Older names (``STORED_ONLY``) have stored runs but set fields that have left the settings: they
@@ -23,7 +23,7 @@ from typing import Any
 
 from optuna_vpbo import VPBOSettings
 
-V3_SETTINGS: Mapping[str, Any] = MappingProxyType(
+V4_SETTINGS: Mapping[str, Any] = MappingProxyType(
     {
         "n_startup_trials": 16,
         "n_candidates": 512,
@@ -39,12 +39,13 @@ V3_SETTINGS: Mapping[str, Any] = MappingProxyType(
         "complete_repeats": "when-noisy",
     }
 )
-REFERENCES: Mapping[str, Mapping[str, Any]] = MappingProxyType({"v3": V3_SETTINGS, "paper": MappingProxyType({})})
+REFERENCES: Mapping[str, Mapping[str, Any]] = MappingProxyType({"v4": V4_SETTINGS, "paper": MappingProxyType({})})
 # The last commit whose settings still build every name of STORED_ONLY.
 STORED_ONLY_COMMIT = "328a680"
 # Names with stored runs whose settings can no longer be built (fields that left the settings).
 STORED_ONLY: Mapping[str, str] = MappingProxyType(
     {
+        "vpbo-v3": "vpbo-v4's settings with the search policy's turns read from trial numbers (b9fa6c3 runs it)",
         "vpbo-v2": "the defaults of 2025 (16-trial design, stall safeguard, repeats allowed)",
         "vpbo-v1": "vpbo-v2 with a 10-trial design and no stall safeguard",
         "vpbo-v0": "the defaults before vpbo-v1: a 24-trial design, refits every 10 trials, maximum likelihood",
@@ -87,29 +88,29 @@ def _variant(reference: str, description: str, **changes: Any) -> Variant:
 VARIANTS: Mapping[str, Variant] = MappingProxyType(
     {
         "vpbo-paper": _variant("paper", "the paper's exact algorithm (VPBOSettings.paper())"),
-        "vpbo-v3": _variant("v3", "the defaults of 2026-12-01: 16-trial design, the stall test, no wasted repeats"),
-        # Ablations of vpbo-v3: each puts back one setting of the paper preset.
+        "vpbo-v4": _variant("v4", "the defaults of 2026-12-03: 16-trial design, the stall test, no wasted repeats"),
+        # Ablations of vpbo-v4: each puts back one setting of the paper preset.
         "vpbo-standardize": _variant(
-            "v3", "vpbo-v3, plain standardisation (ablation of Yeo-Johnson)", output_transform="standardize"
+            "v4", "vpbo-v4, plain standardisation (ablation of Yeo-Johnson)", output_transform="standardize"
         ),
-        "vpbo-norefine": _variant("v3", "vpbo-v3, no L-BFGS-B refinement of x", n_refine=0),
-        "vpbo-200cand": _variant("v3", "vpbo-v3, the paper's 200 candidates", n_candidates=200),
-        "vpbo-5restarts": _variant("v3", "vpbo-v3, the paper's 5 fit restarts", n_restarts=5),
-        "vpbo-mle": _variant("v3", "vpbo-v3, maximum-likelihood fits", hyperparameter_prior="none"),
+        "vpbo-norefine": _variant("v4", "vpbo-v4, no L-BFGS-B refinement of x", n_refine=0),
+        "vpbo-200cand": _variant("v4", "vpbo-v4, the paper's 200 candidates", n_candidates=200),
+        "vpbo-5restarts": _variant("v4", "vpbo-v4, the paper's 5 fit restarts", n_restarts=5),
+        "vpbo-mle": _variant("v4", "vpbo-v4, maximum-likelihood fits", hyperparameter_prior="none"),
         # Multi-objective studies by ParEGO scalarisation, the behaviour before log EHVI.
-        "vpbo-parego": _variant("v3", "vpbo-v3 with ParEGO instead of log EHVI", multi_objective="parego"),
+        "vpbo-parego": _variant("v4", "vpbo-v4 with ParEGO instead of log EHVI", multi_objective="parego"),
     }
 )
 # The settings of vpbo-intersection (VPBO on the intersection search space alone) and of the
 # Oracle's runs (one per combination); their stored runs before 2026-12-01 ran vpbo-v2's.
-INTERSECTION_REFERENCE = "v3"
-ORACLE_REFERENCE = "v3"
+INTERSECTION_REFERENCE = "v4"
+ORACLE_REFERENCE = "v4"
 
 
 def variant_settings(text: str) -> VPBOSettings:
     """The settings of a sampler written ``vpbo:key=value+key=value`` (values: ints, floats,
     true/false, or strings): ``preset`` names what the others change, ``default`` (the sampler's
-    defaults, as ``vpbo``; the default) or a pinned reference (``v3``, ``paper``)."""
+    defaults, as ``vpbo``; the default) or a pinned reference (``v4``, ``paper``)."""
     fields: dict[str, Any] = {}
     for item in text.split("+"):
         key, separator, raw = item.partition("=")
