@@ -156,7 +156,9 @@ def _stall(record: StudyRecord) -> tuple[int, int]:
     a conditional space, counted from the last improvement larger than ``STALL_TOLERANCE`` of the
     range of the values (``replay``)."""
     if not record.conditional:
-        return len(record.targets) - 1 - record.best_row, int(record.numbers[record.best_row])
+        # The incumbent may be an imputed (pruned or failed) row after the complete ones: no age yet.
+        complete = record.best_row < len(record.numbers)
+        return len(record.targets) - 1 - record.best_row, int(record.numbers[record.best_row]) if complete else -1
     values = record.values if record.values is not None else record.targets
     age, anchor, _ = replay(values, record.feasible, record.numbers, np.zeros(len(values), dtype=bool), STALL_TOLERANCE)
     return age, anchor

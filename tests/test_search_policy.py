@@ -92,6 +92,14 @@ def test_each_move_is_the_rule_simulated_directly(seed: int, conditional: bool) 
         assert (move.kind, move.stalled) == expected[n], f"trial {n}"
 
 
+def test_an_imputed_incumbent_is_not_stalled() -> None:
+    """The model's best row may be a pruned trial's imputed value, after the complete rows: the
+    study is not stalled on it (its age is negative), as before the turns."""
+    record = _record([1.0] * 20, False, [("proposals", True)] * 20)
+    move = choose_move(dataclasses.replace(record, best_row=len(record.numbers)))
+    assert move.kind == "proposals" and not move.stalled
+
+
 def test_running_trials_take_turns() -> None:
     """Stalled trials still running count as turns: a worker that begins while other workers'
     stalled trials run takes the next turn instead of repeating theirs."""
