@@ -14,6 +14,7 @@ from vpbo_benchmarks import (
     chemistry_problems,
     combinatorial,
     held_out_sets,
+    large_spaces,
     lazy,
     ml_problems,
     numeric_problems,
@@ -30,7 +31,7 @@ HEAVY_TOP_LEVEL = ("sklearn", "xgboost", "mlxtend", "smac", "ConfigSpace", "dask
 def test_every_family_registers_its_problems_once() -> None:
     families = [
         synthetic_problems.PROBLEMS, chemistry_problems.PROBLEMS, ml_problems.PROBLEMS, suite.PROBLEMS, held_out_sets.PROBLEMS,
-        numeric_problems.PROBLEMS, combinatorial.PROBLEMS, short_studies.PROBLEMS,
+        numeric_problems.PROBLEMS, combinatorial.PROBLEMS, large_spaces.PROBLEMS, short_studies.PROBLEMS,
     ]
     names = [name for family in families for name in family]
     assert len(names) == len(set(names))

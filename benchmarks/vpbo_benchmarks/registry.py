@@ -28,6 +28,7 @@ from vpbo_benchmarks import (
     chemistry_problems,
     combinatorial,
     held_out_sets,
+    large_spaces,
     numeric_problems,
     short_studies,
     suite,
@@ -40,7 +41,7 @@ from vpbo_benchmarks.specs import ProblemSet, SuiteSpec
 ProblemFactory = Callable[[], Problem]
 
 # The machine-learning problems (scikit-learn, XGBoost), built by ml_problems.build(name).
-ML_PROBLEM_NAMES: tuple[str, ...] = ("svm_boston", "xg_mnist", "nas_like", "automl")
+ML_PROBLEM_NAMES: tuple[str, ...] = ("svm_boston", "xg_mnist", "nas_like", "automl", "feature_selection_cancer")
 ML_PROBLEMS: Mapping[str, ProblemFactory] = {
     name: deferred("vpbo_benchmarks.ml_problems", "build", name=name) for name in ML_PROBLEM_NAMES
 }
@@ -59,13 +60,15 @@ def register(*families: Mapping[str, ProblemFactory]) -> dict[str, ProblemFactor
 
 PROBLEMS: Mapping[str, ProblemFactory] = register(
     synthetic_problems.PROBLEMS, chemistry_problems.PROBLEMS, ML_PROBLEMS, suite.PROBLEMS, held_out_sets.PROBLEMS,
-    numeric_problems.PROBLEMS, combinatorial.PROBLEMS, short_studies.PROBLEMS,
+    numeric_problems.PROBLEMS, combinatorial.PROBLEMS, large_spaces.PROBLEMS, short_studies.PROBLEMS,
 )
 PROBLEM_NAMES: tuple[str, ...] = tuple(PROBLEMS)
 SPECS: Mapping[str, SuiteSpec] = {**suite.SUITE_SPECS, **held_out_sets.SPECS}
 PROBLEM_SETS: Mapping[str, ProblemSet] = {
     problem_set.name: problem_set
-    for problem_set in (*held_out_sets.HELD_OUT_SETS, combinatorial.COMBINATORIAL, short_studies.SHORT_STUDIES)
+    for problem_set in (
+        *held_out_sets.HELD_OUT_SETS, combinatorial.COMBINATORIAL, large_spaces.LARGE_SPACES, short_studies.SHORT_STUDIES
+    )
 }
 GROUPS: Mapping[str, tuple[str, ...]] = {
     **suite.HALVES,
