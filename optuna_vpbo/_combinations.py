@@ -1,8 +1,10 @@
 """The categorical rows that receive a value proposal.
 
 Up to ``max_enumerated`` rows, all of them (the paper's Algorithm 1). Beyond, a set that keeps
-the cost bounded: a uniform sample, the rows of the best observed trials and, in a flat space,
-every combination one categorical change away from those (Hamming neighbours).
+the cost bounded: a sample, the rows of the best observed trials and, in a flat space, every
+combination one categorical change away from those (Hamming neighbours). The sample is uniform,
+or drawn from the search policy's trust region (``TrustRegion``: the combinations near the
+incumbent), which then also bounds the whole set.
 
 The search policy's ``least-observed`` move (``_search_policy``) proposes only among the rows it has observed
 least (``least_observed``).
@@ -10,6 +12,7 @@ least (``least_observed``).
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 
 import numpy as np
@@ -18,6 +21,33 @@ from optuna_vpbo._tree_encoder import TreeEncoder
 
 # How many of the best observed trials seed the neighbourhood search in a huge space.
 N_SEED_TRIALS = 5
+
+
+@dataclasses.dataclass(frozen=True)
+class TrustRegion:
+    """The combinations within Hamming distance ``radius`` (>= 1) of ``centre`` (k codes): where a
+    flat space beyond enumeration proposes. ``training``: the objective model's rows that its GP
+    trains on (indices; None: all of them)."""
+
+    centre: np.ndarray
+    radius: int
+    training: np.ndarray | None = None
+
+    def sample(self, n_levels: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` combinations of the region (n x k int32), each ``d`` changes from the centre with
+        ``d`` uniform in 1..radius, the changed variables and their new values uniform."""
+        k = len(n_levels)
+        levels = np.asarray(n_levels, dtype=np.int64)
+        distances = rng.integers(1, min(self.radius, k) + 1, size=n)
+        changed = np.argsort(rng.random((n, k)), axis=1).argsort(axis=1) < distances[:, None]
+        shifts = 1 + np.floor(rng.random((n, k)) * (levels - 1)).astype(np.int64)
+        rows = (np.asarray(self.centre, dtype=np.int64) + changed * shifts) % levels
+        return rows.astype(np.int32)
+
+    def within(self, rows: np.ndarray) -> np.ndarray:
+        """The ``rows`` (C x k) of the region, in their order; all of them if none is."""
+        inside = np.count_nonzero(rows != self.centre, axis=1) <= self.radius
+        return rows[inside] if inside.any() else rows
 
 
 def enumerate_combinations(n_levels: np.ndarray) -> np.ndarray:
@@ -40,11 +70,13 @@ def hamming_neighbours(combination: np.ndarray, n_levels: np.ndarray) -> np.ndar
     return np.array(rows, dtype=np.int32).reshape(-1, len(n_levels))
 
 
-def candidate_rows(encoder: TreeEncoder, limit: int, rng: np.random.Generator, best_observed: np.ndarray) -> np.ndarray:
+def candidate_rows(
+    encoder: TreeEncoder, limit: int, rng: np.random.Generator, best_observed: np.ndarray, region: TrustRegion | None = None
+) -> np.ndarray:
     """The rows (C x k) to propose for (see the module docstring); ``best_observed`` holds the
-    rows of observed trials, best first."""
+    rows of observed trials, best first; ``region`` (a flat space only) bounds them."""
     if encoder.tree.is_flat:
-        return candidate_combinations(encoder.n_choices, limit, rng, best_observed)
+        return candidate_combinations(encoder.n_choices, limit, rng, best_observed, region)
     leaves = encoder.tree.leaves(limit)
     if leaves is None:
         sampled = [encoder.tree.random_leaf(rng) for _ in range(limit)]
@@ -66,18 +98,24 @@ def candidate_combinations(
     max_enumerated: int,
     rng: np.random.Generator,
     best_observed: np.ndarray,
+    region: TrustRegion | None = None,
 ) -> np.ndarray:
     """The combinations of a flat space to propose for (see the module docstring).
 
-    ``best_observed`` holds the codes of observed trials, best first.
+    ``best_observed`` holds the codes of observed trials, best first; beyond ``max_enumerated``
+    combinations, the sample comes from ``region`` (None: uniform) and only the rows in it stay.
     """
     n_total = float(np.prod(n_levels, dtype=np.float64)) if len(n_levels) else 1.0
     if n_total <= max_enumerated:
         return enumerate_combinations(n_levels)
-    sampled = np.column_stack([rng.integers(0, int(n), size=max_enumerated) for n in n_levels])
+    if region is None:
+        sampled = np.column_stack([rng.integers(0, int(n), size=max_enumerated) for n in n_levels])
+    else:
+        sampled = region.sample(n_levels, max_enumerated, rng)
     seeds = np.asarray(best_observed[:N_SEED_TRIALS], dtype=np.int32).reshape(-1, len(n_levels))
     parts = [seeds, *(hamming_neighbours(s, n_levels) for s in seeds), sampled.astype(np.int32)]
-    return unique_rows(np.concatenate(parts, axis=0), n_levels)
+    rows = unique_rows(np.concatenate(parts, axis=0), n_levels)
+    return rows if region is None else region.within(rows)
 
 
 def unique_rows(rows: np.ndarray, n_levels: np.ndarray) -> np.ndarray:

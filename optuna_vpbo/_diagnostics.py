@@ -7,7 +7,10 @@ the ``proposals`` phase, ``move`` is the search policy's move (``proposals``, ``
 ``perturbed-incumbent``) and ``move_reason`` why it was made, in a sentence; a value proposal's
 trial has ``top_proposals``, the best value proposals, best first (each ``{"params": categorical
 values, "acquisition": value}``; the first is the chosen one); a perturbed incumbent has
-``perturbed_parameter``, the numeric parameter drawn at random. With log EHVI (several
+``perturbed_parameter``, the numeric parameter drawn at random. In a flat space beyond
+enumeration, ``trust_region`` is ``{"radius", "trained_on"}``: the trial changes at most
+``radius`` categoricals of the best trial, and the objective's GP trained on ``trained_on`` trials
+nearest it. With log EHVI (several
 objectives) ``acquisition`` is ``"log EHVI"`` and the model is a list ``objectives`` of one
 ``{lambda, noise, lengthscales}`` per objective. Once a model is fitted, ``pruned_in_model`` and
 ``failed_in_model`` count the pruned and failed trials it learnt from (``early_stopped_in_model``,
@@ -29,6 +32,7 @@ import numpy as np
 from optuna.trial import TrialState
 
 from optuna_vpbo import _core
+from optuna_vpbo._combinations import TrustRegion
 from optuna_vpbo._models import ConstraintModel, ObjectiveModel, TrialModels, predicted_value
 from optuna_vpbo._observations import Observations
 from optuna_vpbo._proposals import Proposal
@@ -122,6 +126,10 @@ def diagnostics_markdown(diagnostics: Mapping[str, Any]) -> str:
         drawn = diagnostics.get("perturbed_parameter")
         move += f" (`{drawn}`)" if drawn else ""
         lines += ["", f"**Move**: {move}; {diagnostics.get('move_reason', '')}"]
+    region = diagnostics.get("trust_region")
+    if region:
+        lines += ["", f"**Trust region**: at most {region['radius']} categorical changes from the best trial; "
+                  f"the GP trained on the {region['trained_on']} trials nearest it"]
     top = diagnostics.get("top_proposals")
     if top:
         lines += ["", f"**Top value proposals** ({acquisition} of each categorical combination, best first)", ""]
@@ -149,15 +157,21 @@ def design_diagnostics(models: TrialModels, observed: Observations, failed_trial
 
 def proposal_diagnostics(
     move: Move, proposal: Proposal, drawn: str | None, models: TrialModels, observed: Observations, failed_trials: str,
-    params: dict[str, Any],
+    params: dict[str, Any], region: TrustRegion | None = None,
 ) -> dict[str, Any]:
     """The diagnostics of a trial after the initial design that made ``move`` and suggests
-    ``params`` (``proposal`` decoded; ``drawn``: the perturbed parameter of a perturbed incumbent)."""
+    ``params`` (``proposal`` decoded; ``drawn``: the perturbed parameter of a perturbed incumbent),
+    within the trust ``region`` where there is one: its radius and how many trials the GP trained on."""
     fitted = _models_diagnostics(models, observed, failed_trials)
     fitted |= {"acquisition": "log EHVI"} if models.hypervolume else {}
     chosen = _repeat_diagnostics(observed, proposal) | _success_diagnostics(models.constraints, proposal)
     chosen |= _prediction(models, observed, params)
-    details = {"perturbed_parameter": drawn} if drawn is not None else {"top_proposals": _ranking(proposal, observed.encoder)}
+    details: dict[str, Any] = (
+        {"perturbed_parameter": drawn} if drawn is not None else {"top_proposals": _ranking(proposal, observed.encoder)}
+    )
+    if region is not None:
+        trained_on = len(observed.h) if region.training is None else len(region.training)
+        details |= {"trust_region": {"radius": region.radius, "trained_on": trained_on}}
     return {"phase": "proposals", "move": move.kind, "move_reason": move.reason, **details, **fitted, **chosen}
 
 

@@ -95,16 +95,20 @@ def fit_models(
     transform: str,
     failed_trials: str,
     rng: np.random.Generator,
+    training: np.ndarray | None = None,
 ) -> TrialModels:
     """The models of the trial that read ``observed``: one GP per objective column (values,
     model cache key, direction; ``_multi_objective.objective_columns``; several columns: log
-    EHVI), each through the output ``transform``; one GP per constraint; and, with
+    EHVI), each through the output ``transform`` and trained on the objective rows ``training``
+    (None: all; the search policy's trust region); one GP per constraint; and, with
     ``failed_trials`` "classify" or "both" when some trial failed, the success GP on every
     finished trial."""
     numbers = np.array([t.number for t in (*observed.complete, *observed.imputed)], dtype=np.int64)
     data = ModelData(numbers, observed.h, observed.x, observed.fit_store)
     objectives = [
-        objective_model(cache, key, data, values, make_output_transform(transform, direction), observed.pending, rng)
+        objective_model(
+            cache, key, data, values, make_output_transform(transform, direction), observed.pending, rng, training=training
+        )
         for values, key, direction in columns
     ]
     complete = observed.objective_rows
@@ -127,21 +131,31 @@ def objective_model(
     pending: tuple[np.ndarray, np.ndarray],
     rng: np.random.Generator,
     value_variances: np.ndarray | None = None,
+    training: np.ndarray | None = None,
 ) -> ObjectiveModel:
     """The model of the objective ``values`` of ``data``, conditioned on the ``pending`` points
     (h, x) at its posterior mean there (the kriging believer: the mean is kept and the variance
     shrinks, so that workers spread out); the believer's GP is the model's GP grown by the
     pending points. ``value_variances`` (None: none): how uncertain each value is (a pruned
-    trial's predicted final value), extra noise of its observation in the fit and the GP."""
-    y, hyperparameters, fitted = cache.fit_or_reuse(key, data.h, data.x, values, transform, rng, data.store, value_variances)
-    extra = target_variances(fitted, values, value_variances)
-    gp, order = cache.gp(key, data.numbers, (data.h, data.x, y), hyperparameters, extra)
+    trial's predicted final value), extra noise of its observation in the fit and the GP. The
+    output transform and the GP are fitted on the rows ``training`` (None: all); the targets
+    are every row's, through that transform."""
+    local, local_values, local_variances = data, values, value_variances
+    if training is not None:
+        local, local_values = data.rows(training), values[training]
+        local_variances = None if value_variances is None else value_variances[training]
+    y, hyperparameters, fitted = cache.fit_or_reuse(
+        key, local.h, local.x, local_values, transform, rng, local.store, local_variances
+    )
+    extra = target_variances(fitted, local_values, local_variances)
+    gp, order = cache.gp(key, local.numbers, (local.h, local.x, y), hyperparameters, extra)
+    targets = y if training is None else fitted(values)
     h_pending, x_pending = pending
     if not len(h_pending):
-        return ObjectiveModel(gp, y, hyperparameters, np.zeros(0), fitted, values)
+        return ObjectiveModel(gp, targets, hyperparameters, np.zeros(0), fitted, values)
     mean, _ = gp.predict(h_pending, x_pending)
     believer = gp.extended(h_pending, x_pending, np.concatenate([y[order], mean]))
-    return ObjectiveModel(believer, y, hyperparameters, mean, fitted, values)
+    return ObjectiveModel(believer, targets, hyperparameters, mean, fitted, values)
 
 
 def constraint_models(

@@ -6,7 +6,8 @@ call into its module:
 3. models: ``_models.fit_models`` (one GP per objective column, constraint and trial success);
 4. the MES half of the design: ``_init_design.mes_design_point``;
 5. choose: the acquisition (``_acquisition.trial_acquisition``), the search policy's move
-   (``_search_policy.trial_move``) and its point: a perturbed incumbent
+   (``_search_policy.trial_move``; beyond enumeration, within its ``trust_region``, whose
+   trials the objective's GP of step 3 trains on) and its point: a perturbed incumbent
    (``_search_policy.incumbent_perturbation``) or value proposals
    (``_proposals.value_proposals``);
 6. decode: ``TreeEncoder.decode``, with the diagnostics of the choice (``_diagnostics``).
@@ -34,7 +35,7 @@ from optuna_vpbo._models import fit_models
 from optuna_vpbo._multi_objective import objective_columns, uses_hypervolume
 from optuna_vpbo._observations import observe
 from optuna_vpbo._proposals import RefinementStarts, sobol_candidates, value_proposals
-from optuna_vpbo._search_policy import LEAST_OBSERVED, PERTURBED_INCUMBENT, incumbent_perturbation, trial_move
+from optuna_vpbo._search_policy import LEAST_OBSERVED, PERTURBED_INCUMBENT, incumbent_perturbation, trial_move, trust_region
 from optuna_vpbo._settings import VPBOSettings
 from optuna_vpbo._trial_record import TrialRecord
 
@@ -77,8 +78,10 @@ class TrialPipeline:
         hypervolume = not designing and uses_hypervolume(
             settings.multi_objective, len(observed.directions), n_rows(observed.encoder, limit), limit
         )
+        region = None if designing or settings.is_paper else trust_region(observed, settings.n_startup_trials, limit)
         columns = objective_columns(observed.values, observed.directions, observed.key, hypervolume, rng)
-        models = fit_models(self._cache, observed, columns, settings.output_transform, settings.failed_trials, rng)
+        training = None if region is None else region.training
+        models = fit_models(self._cache, observed, columns, settings.output_transform, settings.failed_trials, rng, training)
         candidates = sobol_candidates(observed.encoder.n_numeric, settings.n_candidates, rng)
         repeats = models.repeats(observed, settings.complete_repeats)
         if designing:
@@ -98,9 +101,9 @@ class TrialPipeline:
             least_observed_in = observed.h if move.kind == LEAST_OBSERVED else None
             proposal = value_proposals(
                 acquisition, observed.encoder, candidates, starts, repeats, rng, max_enumerated=limit,
-                least_observed_in=least_observed_in,
+                least_observed_in=least_observed_in, region=region,
             )
         params = observed.encoder.decode(proposal.row, proposal.x)
         alternative = observed.encoder.decode(proposal.row, proposal.x_candidate)
-        diagnostics = proposal_diagnostics(move, proposal, drawn, models, observed, settings.failed_trials, params)
+        diagnostics = proposal_diagnostics(move, proposal, drawn, models, observed, settings.failed_trials, params, region)
         return Suggestion(params, alternative, diagnostics, (move.kind, move.stalled))

@@ -23,7 +23,7 @@ import scipy.optimize
 from scipy.stats import qmc
 
 from optuna_vpbo import _core
-from optuna_vpbo._combinations import candidate_rows, hamming_neighbours, least_observed, unique_rows
+from optuna_vpbo._combinations import TrustRegion, candidate_rows, hamming_neighbours, least_observed, unique_rows
 from optuna_vpbo._tree_encoder import TreeEncoder
 
 MAX_REFINE_ITERATIONS = 50
@@ -182,19 +182,21 @@ def value_proposals(
     *,
     max_enumerated: int,
     least_observed_in: np.ndarray | None = None,
+    region: TrustRegion | None = None,
 ) -> Proposal:
     """The propose step of a trial (VPBO paper, Algorithm 1): value proposals over the candidate
     rows (``_combinations.candidate_rows``: every combination up to ``max_enumerated`` of them,
     else a sample plus the neighbours of the refinement starts; with ``least_observed_in``, the
-    observed rows, only the least observed of them), screened on a few candidates in a flat space,
-    none at a point of ``repeats``, the chosen row refined from ``starts``; the best
-    ``N_RANKING`` rows kept for the diagnostics."""
-    rows = candidate_rows(encoder, max_enumerated, rng, starts.observed_h)
+    observed rows, only the least observed of them; within the trust ``region`` where there is one),
+    screened on a few candidates in a flat space, none at a point of ``repeats``, the chosen row
+    refined from ``starts``; the best ``N_RANKING`` rows kept for the diagnostics."""
+    rows = candidate_rows(encoder, max_enumerated, rng, starts.observed_h, region)
     if least_observed_in is not None:
         rows = least_observed(rows, least_observed_in)
     if encoder.tree.is_flat:
         all_numeric = np.ones(encoder.n_numeric, dtype=bool)
         rows = screen(acquisition, rows, encoder.snap(candidates[:N_SCREEN_CANDIDATES], all_numeric), encoder.n_choices)
+        rows = rows if region is None else region.within(rows)  # the screen adds neighbours
     masks = encoder.numeric_masks(rows)
     return propose(acquisition, rows, masks, candidates, starts, snap=encoder.snap, n_ranking=N_RANKING, repeats=repeats)
 
