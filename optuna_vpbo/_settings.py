@@ -61,8 +61,9 @@ class VPBOSettings:
             dimension, Hvarfner et al. 2024) or ``"none"`` (maximum likelihood, the paper's; try it
             when the optimum is a narrow basin in a flat region).
         max_enumerated_combinations: Up to this many categorical combinations (leaves of a
-            conditional space) every one gets a value proposal; beyond, a random sample of this
-            many plus the neighbours of the best trials.
+            conditional space) every one gets a value proposal; beyond, a sample of this many
+            (in a flat space, from a trust region around the best trial) plus the neighbours of
+            the best trials.
         output_transform: How objective values become the GP's targets: ``"yeo-johnson"``
             (standardise, a Yeo-Johnson power transform fitted by maximum likelihood, standardise
             again) or ``"standardize"`` (the paper's).
