@@ -7,7 +7,8 @@ by field (a reference's complete dictionary, and the fields the variant changes)
 the settings its name says. The references that run:
 
 - ``v4``: the defaults of 2026-12-03 (a 16-trial design, the search policy's stall test with its
-  turns read from the moves the trials stored, no wasted repeats);
+  turns read from the moves the trials stored, no wasted repeats; beyond enumeration, the trust
+  region, which is code, not a setting);
 - ``paper``: the paper's algorithm (``VPBOSettings.paper()``, which must not change).
 
 Older names (``STORED_ONLY``) have stored runs but set fields that have left the settings: they
@@ -45,6 +46,7 @@ STORED_ONLY_COMMIT = "328a680"
 # Names with stored runs whose settings can no longer be built (fields that left the settings).
 STORED_ONLY: Mapping[str, str] = MappingProxyType(
     {
+        "vpbo-v4-uniform": "vpbo-v4 before the trust region: a uniform sample beyond enumeration (5827f4a runs it)",
         "vpbo-v3": "vpbo-v4's settings with the search policy's turns read from trial numbers (b9fa6c3 runs it)",
         "vpbo-v2": "the defaults of 2025 (16-trial design, stall safeguard, repeats allowed)",
         "vpbo-v1": "vpbo-v2 with a 10-trial design and no stall safeguard",
