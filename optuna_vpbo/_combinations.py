@@ -6,6 +6,16 @@ combination one categorical change away from those (Hamming neighbours). The sam
 or drawn from the search policy's trust region (``TrustRegion``: the combinations near the
 incumbent), which then also bounds the whole set.
 
+The trust region (CASMOPOLITAN, Wan et al. 2021; TuRBO, Eriksson et al. 2019) of a flat
+single-objective space beyond enumeration (``trust_region``): the combinations within a Hamming
+radius of the incumbent. Replayed over the complete trials after the initial design, the radius
+starts at ``TRUST_REGION_START`` of the categoricals, shrinks by ``TRUST_REGION_FACTOR`` after
+``TRUST_REGION_FAILURES`` trials in a row that did not beat the best, grows by it after
+``TRUST_REGION_SUCCESSES`` that did, and starts again when it falls below one change: every worker
+derives the same region from the same study. The objective's GP trains on the trials nearest the
+incumbent there (at least ``LOCAL_TRIALS``): the overlap kernel is additive over the categoricals,
+and fitted on the whole history it credits a value with the study's old, far trials that share it.
+
 The search policy's ``least-observed`` move (``_search_policy``) proposes only among the rows it has observed
 least (``least_observed``).
 """
@@ -14,13 +24,29 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import numpy as np
+from optuna.study import StudyDirection
 
 from optuna_vpbo._tree_encoder import TreeEncoder
 
+if TYPE_CHECKING:  # _observations imports this module (through _proposals)
+    from optuna_vpbo._observations import Observations
+
 # How many of the best observed trials seed the neighbourhood search in a huge space.
 N_SEED_TRIALS = 5
+# NOTE: the trust region's first radius, as a share of the categoricals: wide enough that the
+# first regions still move the incumbent far, a few shrinks away from one-change steps.
+TRUST_REGION_START = 0.4
+# NOTE: two trials without improvement shrink the region (CASMOPOLITAN's failure tolerance in a
+# categorical space), three improvements in a row grow it; 1.5 is CASMOPOLITAN's factor.
+TRUST_REGION_FAILURES = 2
+TRUST_REGION_SUCCESSES = 3
+TRUST_REGION_FACTOR = 1.5
+# NOTE: the objective's GP in a trust region trains on at least this many trials, nearest the
+# incumbent first: enough for the categoricals' effects near it, few enough to leave the far ones out.
+LOCAL_TRIALS = 120
 
 
 @dataclasses.dataclass(frozen=True)
@@ -137,3 +163,51 @@ def least_observed(rows: np.ndarray, observed_h: np.ndarray) -> np.ndarray:
     observed_counts = Counter(row.tobytes() for row in np.ascontiguousarray(observed_h, dtype=np.int64))
     counts = np.array([observed_counts.get(row.tobytes(), 0) for row in keys], dtype=np.int64)
     return np.ascontiguousarray(rows[counts == counts.min()])
+
+
+def trust_region(observed: Observations, n_design: int, beyond_enumeration: bool) -> TrustRegion | None:
+    """The trust region of the trial that read ``observed`` (see the module docstring): in a flat
+    single-objective space ``beyond_enumeration`` once a complete trial is feasible, else None.
+    The first ``n_design`` complete trials (in trial-number order) are the design's: they set
+    the best but do not move the radius. Its ``training`` rows: the objective rows within the
+    radius of the centre, and at least the ``LOCAL_TRIALS`` nearest complete ones (None while
+    there are no more complete trials than that)."""
+    encoder = observed.encoder
+    n = len(observed.complete)
+    if len(observed.directions) != 1 or not encoder.tree.is_flat or not beyond_enumeration:
+        return None
+    feasible = np.array([all(v <= 0.0 for v in c.values()) for c in observed.constraints], dtype=bool)
+    if not feasible.any():
+        return None
+    sign = -1.0 if observed.directions[0] == StudyDirection.MINIMIZE else 1.0
+    targets = sign * np.asarray(observed.values[:n, 0], dtype=np.float64)
+    numbers = np.array([t.number for t in observed.complete], dtype=np.int64)
+    radius = trust_radius(targets, feasible, numbers, n_design, encoder.n_categorical)
+    centre = observed.h[int(np.lexsort((-targets, ~feasible))[0])]
+    distance = np.count_nonzero(observed.h != centre, axis=1)
+    training = None
+    if n > LOCAL_TRIALS:
+        reach = max(radius, int(np.sort(distance[:n])[LOCAL_TRIALS - 1]))
+        training = np.flatnonzero(distance <= reach)
+    return TrustRegion(centre, radius, training)
+
+
+def trust_radius(targets: np.ndarray, feasible: np.ndarray, numbers: np.ndarray, n_design: int, k: int) -> int:
+    """The trust region's Hamming radius (1..k) after the complete trials (``targets``: higher is
+    better; ``feasible``; trial ``numbers``) replayed in trial-number order, the first ``n_design``
+    of them the design's (see the module docstring)."""
+    start = max(1.0, round(TRUST_REGION_START * k))
+    radius, successes, failures = start, 0, 0
+    best: tuple[bool, float] | None = None
+    for position, i in enumerate(np.argsort(numbers, kind="stable")):
+        key = (bool(feasible[i]), float(targets[i]))
+        if position >= n_design and best is not None:
+            improved = key > best
+            successes, failures = (successes + 1, 0) if improved else (0, failures + 1)
+            if successes == TRUST_REGION_SUCCESSES:
+                successes, radius = 0, min(radius * TRUST_REGION_FACTOR, float(k))
+            elif failures == TRUST_REGION_FAILURES:
+                failures, radius = 0, radius / TRUST_REGION_FACTOR
+                radius = start if radius < 1.0 else radius
+        best = key if best is None or key > best else best
+    return max(1, int(radius))

@@ -33,10 +33,9 @@ DEFAULT_VARIANCE = 1.0
 DEFAULT_NOISE = 0.1
 DEFAULT_LAMBDA = 0.5
 MAX_LBFGS_ITERATIONS = 200
-# Long studies (docs/decisions.md, "Long studies"): up to LONG_STUDY observations a model is fitted
-# and refitted as in the paper, on all its data. Beyond, refits come once the data grew by
-# REFIT_GROWTH, the likelihood is evaluated on at most FIT_MAX_POINTS observations and the GP
-# keeps at most GP_MAX_POINTS of them at a rebuild (``training_subset``).
+# Long studies (docs/decisions.md): up to LONG_STUDY observations a model is fitted as in the paper,
+# on all its data. Beyond, refits come once the data grew by REFIT_GROWTH, the likelihood sees at
+# most FIT_MAX_POINTS observations and a rebuilt GP at most GP_MAX_POINTS (``training_subset``).
 LONG_STUDY = 300
 EARLY_REFIT_DIVISOR = 10
 REFIT_GROWTH = 0.05
@@ -316,28 +315,23 @@ class ModelCache:
         return {**self.__dict__, "_gps": {}}
 
     def fit_or_reuse(
-        self,
-        key: tuple[str, ...],
-        h: np.ndarray,
-        x: np.ndarray,
-        values: np.ndarray,
-        transform: OutputTransform,
-        rng: np.random.Generator,
-        store: FitStore | None = None,
+        self, key: tuple[str, ...], h: np.ndarray, x: np.ndarray, values: np.ndarray, transform: OutputTransform,
+        rng: np.random.Generator, store: FitStore | None = None, training: np.ndarray | None = None,
         value_variances: np.ndarray | None = None,
     ) -> tuple[np.ndarray, GPHyperparameters, FittedTransform]:
-        """The targets of ``values``, the hyperparameters and the fitted output transform of the
-        model ``key``; a fit sees the ``value_variances`` (None: none) as extra noise."""
-        n = len(h)
+        """Every row's targets, the hyperparameters and output transform of model ``key`` fitted on
+        the rows ``training`` (None: all), the ``value_variances`` (None: none) as extra noise."""
+        rows = np.arange(len(h)) if training is None else training
+        n = len(rows)
         cached = self._fits.get(key)
         if cached is None and store is not None and n >= LONG_STUDY:
-            cached = _restored(store.load(key), x.shape[1], transform, values)
+            cached = _restored(store.load(key), x.shape[1], transform, values[rows])
         if cached is not None and not self._schedule.is_due(cached.n_observations, n):
             return cached.transform(values), cached.hyperparameters, cached.transform
-        fitted_transform = transform.fit(values)
+        fitted_transform = transform.fit(values[rows])
         y = fitted_transform(values)
         warm_start = cached.hyperparameters if cached is not None else None
-        subset = training_subset(h, y, FIT_MAX_POINTS)
+        subset = rows[training_subset(h[rows], y[rows], FIT_MAX_POINTS)]
         n_restarts = self._schedule.restarts(n, warm_start is not None)
         extra = target_variances(fitted_transform, values, value_variances)
         fitted = fit_hyperparameters(
@@ -351,17 +345,18 @@ class ModelCache:
 
     def gp(
         self, key: tuple[str, ...], numbers: np.ndarray, data: tuple[np.ndarray, np.ndarray, np.ndarray],
-        hyperparameters: GPHyperparameters, extra_noise: np.ndarray | None = None,
+        hyperparameters: GPHyperparameters, extra_noise: np.ndarray | None = None, training: np.ndarray | None = None,
     ) -> tuple[_core.MixedGP, np.ndarray]:
-        """The GP of model ``key`` on ``data = (h, x, y)`` of the trials ``numbers`` (with their
-        ``extra_noise``, None: none), and the order of the data in it (indices; a subset beyond
-        ``GP_MAX_POINTS``). In a long study (``LONG_STUDY`` training points) the last GP grows by
-        the trials it has not seen while its hyperparameters are current and all its training
-        trials are still in the data; else it is built anew from the ``training_subset`` grouped
-        by level, as in every short study (bit for bit: a grown factor differs by round-off)."""
+        """The GP of model ``key`` on the rows ``training`` (None: all) of ``data = (h, x, y)`` of the
+        trials ``numbers`` (with their ``extra_noise``, None: none), and the order of the data in it
+        (indices; a subset beyond ``GP_MAX_POINTS``). In a long study (``LONG_STUDY`` points) the
+        last GP of every row grows by the trials it has not seen while its hyperparameters are
+        current and its training trials are still in the data; else it is built anew from the
+        ``training_subset`` grouped by level (bit for bit: a grown factor differs by round-off)."""
         h, x, y = data
         built = self._gps.get(key)
-        if built is not None and built.hyperparameters is hyperparameters and len(built.numbers) >= LONG_STUDY:
+        current = built is not None and built.hyperparameters is hyperparameters
+        if training is None and current and built is not None and len(built.numbers) >= LONG_STUDY:
             order = _extension_order(built.numbers, built.seen, numbers)
             if order is not None:
                 new = order[len(built.numbers) :]
@@ -372,10 +367,11 @@ class ModelCache:
                 else:
                     self._gps[key] = BuiltGP(hyperparameters, numbers[order], np.union1d(built.seen, numbers[new]), gp)
                     return gp, order
-        subset = training_subset(h, y, GP_MAX_POINTS)
+        rows = np.arange(len(h)) if training is None else training
+        subset = rows[training_subset(h[rows], y[rows], GP_MAX_POINTS)]
         order = subset[grouped_by_level(h[subset])]
         gp = hyperparameters.gp_in_order(h[order], x[order], y[order], None if extra_noise is None else extra_noise[order])
-        self._gps[key] = BuiltGP(hyperparameters, numbers[order], np.unique(numbers), gp)
+        self._gps[key] = BuiltGP(hyperparameters, numbers[order], np.unique(numbers[rows]), gp)
         return gp, order
 
 

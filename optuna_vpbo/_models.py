@@ -59,9 +59,10 @@ class ModelData:
     h: np.ndarray
     x: np.ndarray
     store: FitStore | None = None
+    training: np.ndarray | None = None  # the rows an objective's GP trains on (None: all)
 
     def rows(self, selected: np.ndarray) -> ModelData:
-        """The data of the ``selected`` observations (a mask or indices)."""
+        """The data of the ``selected`` observations (a mask or indices), every one trained on."""
         return ModelData(self.numbers[selected], self.h[selected], self.x[selected], self.store)
 
 
@@ -105,10 +106,9 @@ def fit_models(
     finished trial."""
     numbers = np.array([t.number for t in (*observed.complete, *observed.imputed)], dtype=np.int64)
     data = ModelData(numbers, observed.h, observed.x, observed.fit_store)
+    trained = dataclasses.replace(data, training=training)
     objectives = [
-        objective_model(
-            cache, key, data, values, make_output_transform(transform, direction), observed.pending, rng, training=training
-        )
+        objective_model(cache, key, trained, values, make_output_transform(transform, direction), observed.pending, rng)
         for values, key, direction in columns
     ]
     complete = observed.objective_rows
@@ -131,31 +131,25 @@ def objective_model(
     pending: tuple[np.ndarray, np.ndarray],
     rng: np.random.Generator,
     value_variances: np.ndarray | None = None,
-    training: np.ndarray | None = None,
 ) -> ObjectiveModel:
     """The model of the objective ``values`` of ``data``, conditioned on the ``pending`` points
     (h, x) at its posterior mean there (the kriging believer: the mean is kept and the variance
     shrinks, so that workers spread out); the believer's GP is the model's GP grown by the
     pending points. ``value_variances`` (None: none): how uncertain each value is (a pruned
     trial's predicted final value), extra noise of its observation in the fit and the GP. The
-    output transform and the GP are fitted on the rows ``training`` (None: all); the targets
-    are every row's, through that transform."""
-    local, local_values, local_variances = data, values, value_variances
-    if training is not None:
-        local, local_values = data.rows(training), values[training]
-        local_variances = None if value_variances is None else value_variances[training]
+    output transform and the GP are fitted on the rows ``data.training`` (None: all); the
+    targets are every row's, through that transform."""
     y, hyperparameters, fitted = cache.fit_or_reuse(
-        key, local.h, local.x, local_values, transform, rng, local.store, local_variances
+        key, data.h, data.x, values, transform, rng, data.store, data.training, value_variances
     )
-    extra = target_variances(fitted, local_values, local_variances)
-    gp, order = cache.gp(key, local.numbers, (local.h, local.x, y), hyperparameters, extra)
-    targets = y if training is None else fitted(values)
+    extra = target_variances(fitted, values, value_variances)
+    gp, order = cache.gp(key, data.numbers, (data.h, data.x, y), hyperparameters, extra, data.training)
     h_pending, x_pending = pending
     if not len(h_pending):
-        return ObjectiveModel(gp, targets, hyperparameters, np.zeros(0), fitted, values)
+        return ObjectiveModel(gp, y, hyperparameters, np.zeros(0), fitted, values)
     mean, _ = gp.predict(h_pending, x_pending)
     believer = gp.extended(h_pending, x_pending, np.concatenate([y[order], mean]))
-    return ObjectiveModel(believer, targets, hyperparameters, mean, fitted, values)
+    return ObjectiveModel(believer, y, hyperparameters, mean, fitted, values)
 
 
 def constraint_models(

@@ -6,8 +6,8 @@ call into its module:
 3. models: ``_models.fit_models`` (one GP per objective column, constraint and trial success);
 4. the MES half of the design: ``_init_design.mes_design_point``;
 5. choose: the acquisition (``_acquisition.trial_acquisition``), the search policy's move
-   (``_search_policy.trial_move``; beyond enumeration, within its ``trust_region``, whose
-   trials the objective's GP of step 3 trains on) and its point: a perturbed incumbent
+   (``_search_policy.trial_move``; beyond enumeration, within the ``_combinations.trust_region``,
+   whose trials the objective's GP of step 3 trains on) and its point: a perturbed incumbent
    (``_search_policy.incumbent_perturbation``) or value proposals
    (``_proposals.value_proposals``);
 6. decode: ``TreeEncoder.decode``, with the diagnostics of the choice (``_diagnostics``).
@@ -27,7 +27,7 @@ from optuna.distributions import BaseDistribution
 from optuna.study import Study
 
 from optuna_vpbo._acquisition import trial_acquisition
-from optuna_vpbo._combinations import n_rows
+from optuna_vpbo._combinations import n_rows, trust_region
 from optuna_vpbo._diagnostics import design_diagnostics, proposal_diagnostics
 from optuna_vpbo._fit import ModelCache
 from optuna_vpbo._init_design import mes_design_point, random_design_point
@@ -35,7 +35,7 @@ from optuna_vpbo._models import fit_models
 from optuna_vpbo._multi_objective import objective_columns, uses_hypervolume
 from optuna_vpbo._observations import observe
 from optuna_vpbo._proposals import RefinementStarts, sobol_candidates, value_proposals
-from optuna_vpbo._search_policy import LEAST_OBSERVED, PERTURBED_INCUMBENT, incumbent_perturbation, trial_move, trust_region
+from optuna_vpbo._search_policy import LEAST_OBSERVED, PERTURBED_INCUMBENT, incumbent_perturbation, trial_move
 from optuna_vpbo._settings import VPBOSettings
 from optuna_vpbo._trial_record import TrialRecord
 
@@ -75,10 +75,11 @@ class TrialPipeline:
             return Suggestion(random_design_point(observed, settings.complete_repeats, rng), None, {"phase": "random"})
         designing = observed.n_finished < settings.n_startup_trials
         limit = settings.max_enumerated_combinations
-        hypervolume = not designing and uses_hypervolume(
-            settings.multi_objective, len(observed.directions), n_rows(observed.encoder, limit), limit
-        )
-        region = None if designing or settings.is_paper else trust_region(observed, settings.n_startup_trials, limit)
+        n_combinations = n_rows(observed.encoder, limit)
+        n_objectives = len(observed.directions)
+        hypervolume = not designing and uses_hypervolume(settings.multi_objective, n_objectives, n_combinations, limit)
+        beyond = n_combinations > limit and not (designing or settings.is_paper)
+        region = trust_region(observed, settings.n_startup_trials, beyond)
         columns = objective_columns(observed.values, observed.directions, observed.key, hypervolume, rng)
         training = None if region is None else region.training
         models = fit_models(self._cache, observed, columns, settings.output_transform, settings.failed_trials, rng, training)

@@ -196,7 +196,8 @@ def value_proposals(
     if encoder.tree.is_flat:
         all_numeric = np.ones(encoder.n_numeric, dtype=bool)
         rows = screen(acquisition, rows, encoder.snap(candidates[:N_SCREEN_CANDIDATES], all_numeric), encoder.n_choices)
-        rows = rows if region is None else region.within(rows)  # the screen adds neighbours
+        if region is not None:  # the screen adds neighbours, one change beyond the region's
+            rows = rows[np.count_nonzero(rows != region.centre, axis=1) <= region.radius]
     masks = encoder.numeric_masks(rows)
     return propose(acquisition, rows, masks, candidates, starts, snap=encoder.snap, n_ranking=N_RANKING, repeats=repeats)
 

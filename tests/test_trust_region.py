@@ -1,4 +1,4 @@
-"""The trust region of a flat space beyond enumeration (``_search_policy.trust_region``,
+"""The trust region of a flat space beyond enumeration (``_combinations.trust_region``,
 ``_combinations.TrustRegion``): its radius checked against a direct simulation of the rule its
 docstring states, its samples against a count of the changes, and real studies against the
 diagnostics they store."""
@@ -11,16 +11,16 @@ import pytest
 
 from conftest import N_STARTUP, make_sampler
 from optuna_vpbo import VPBOSampler, VPBOSettings
-from optuna_vpbo._combinations import TrustRegion
-from optuna_vpbo._diagnostics import diagnostics_markdown
-from optuna_vpbo._search_policy import (
+from optuna_vpbo._combinations import (
     LOCAL_TRIALS,
     TRUST_REGION_FACTOR,
     TRUST_REGION_FAILURES,
     TRUST_REGION_START,
     TRUST_REGION_SUCCESSES,
+    TrustRegion,
     trust_radius,
 )
+from optuna_vpbo._diagnostics import diagnostics_markdown
 
 
 def _direct_radius(improved: list[bool], k: int) -> float:
