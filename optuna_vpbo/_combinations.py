@@ -24,15 +24,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 from optuna.study import StudyDirection
 
 from optuna_vpbo._tree_encoder import TreeEncoder
-
-if TYPE_CHECKING:  # _observations imports this module (through _proposals)
-    from optuna_vpbo._observations import Observations
 
 # How many of the best observed trials seed the neighbourhood search in a huge space.
 N_SEED_TRIALS = 5
@@ -47,6 +45,24 @@ TRUST_REGION_FACTOR = 1.5
 # NOTE: the objective's GP in a trust region trains on at least this many trials, nearest the
 # incumbent first: enough for the categoricals' effects near it, few enough to leave the far ones out.
 LOCAL_TRIALS = 120
+
+
+class Observed(Protocol):
+    """What ``trust_region`` reads of a trial's ``_observations.Observations`` (which imports this
+    module through ``_proposals``)."""
+
+    @property
+    def encoder(self) -> TreeEncoder: ...
+    @property
+    def h(self) -> np.ndarray: ...
+    @property
+    def values(self) -> np.ndarray: ...
+    @property
+    def directions(self) -> tuple[StudyDirection, ...]: ...
+    @property
+    def complete(self) -> Sequence[Any]: ...
+    @property
+    def constraints(self) -> Sequence[Mapping[str, float]]: ...
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,7 +181,7 @@ def least_observed(rows: np.ndarray, observed_h: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(rows[counts == counts.min()])
 
 
-def trust_region(observed: Observations, n_design: int, beyond_enumeration: bool) -> TrustRegion | None:
+def trust_region(observed: Observed, n_design: int, beyond_enumeration: bool) -> TrustRegion | None:
     """The trust region of the trial that read ``observed`` (see the module docstring): in a flat
     single-objective space ``beyond_enumeration`` once a complete trial is feasible, else None.
     The first ``n_design`` complete trials (in trial-number order) are the design's: they set
