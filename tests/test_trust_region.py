@@ -5,6 +5,8 @@ diagnostics they store."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import optuna
 import pytest
@@ -102,7 +104,7 @@ def test_samples_lie_within_the_radius_and_reach_it(radius: int) -> None:
     assert len(inside) == len(rows) and np.array_equal(inside, rows)
 
 
-def _binary_study(n_trials: int, **settings: object) -> optuna.Study:
+def _binary_study(n_trials: int, **settings: Any) -> optuna.Study:
     def objective(trial: optuna.Trial) -> float:
         bits = np.array([trial.suggest_categorical(f"b{i}", [0, 1]) for i in range(16)])
         return float(np.sum(bits * np.arange(1, 17)) + 3.0 * bits[0] * bits[1])

@@ -84,5 +84,5 @@ def test_each_problem_runs_as_a_registered_study(name: str) -> None:
     assert problem.n_combinations > 4096
     study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
     study.optimize(single_objective(problem), n_trials=3)
-    assert all(math.isfinite(t.value) for t in study.trials)
+    assert all(t.value is not None and math.isfinite(t.value) for t in study.trials)
     assert registry.PROBLEM_SETS["large_spaces"].problems == large_spaces.LARGE_SPACES.problems

@@ -131,7 +131,7 @@ def _categorical_problem(name: str, count: int, levels: Sequence[int], value: Ca
 
 def _levy_objective(trial: BaseTrial) -> float:
     levels = suggest_categoricals(trial, "h", LEVY_N_CATEGORICAL, tuple(range(len(LEVY_GRID))))
-    return levy_mixed(levels.tolist(), suggest_floats(trial, "x", LEVY_N_FLOAT, *LEVY_FLOAT_BOUNDS))
+    return levy_mixed(levels.tolist(), suggest_floats(trial, "x", LEVY_N_FLOAT, *LEVY_FLOAT_BOUNDS).tolist())
 
 
 PROBLEMS: Mapping[str, Callable[[], Problem]] = {
